@@ -1,0 +1,85 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+  name: "TouchRelay",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "touch-relay", targets: ["touch-relay"]),
+    .executable(name: "touch-load", targets: ["touch-load"]),
+    .library(name: "TouchProtocol", targets: ["TouchProtocol"]),
+    .library(name: "GestureEngine", targets: ["GestureEngine"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+  ],
+  targets: [
+    // libwebsockets from the system (Debian: libwebsockets-dev), plus a tiny shim header.
+    .systemLibrary(
+      name: "CLibWebSockets",
+      pkgConfig: "libwebsockets",
+      providers: [.apt(["libwebsockets-dev"])]
+    ),
+    // Wire types, codecs and validation. Pure Swift, no I/O.
+    .target(name: "TouchProtocol"),
+    // Identity table, recognizers, arena, scenes. Pure Swift, no I/O, no clock.
+    .target(name: "GestureEngine", dependencies: ["TouchProtocol"]),
+    // The libwebsockets shell: connections, sessions, fan-out, timers, HTTP.
+    .target(
+      name: "RelayServer",
+      dependencies: [
+        "CLibWebSockets", "TouchProtocol", "GestureEngine",
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .executableTarget(
+      name: "touch-relay",
+      dependencies: [
+        "RelayServer", "TouchProtocol", "GestureEngine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    // An independent WebSocket client (SwiftNIO) speaking protocol v1: used by the test
+    // harness and by touch-load, never by the server.
+    .target(
+      name: "TouchRelayClient",
+      dependencies: [
+        "TouchProtocol",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+      ]
+    ),
+    .executableTarget(
+      name: "touch-load",
+      dependencies: [
+        "TouchProtocol", "TouchRelayClient",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ],
+      path: "tools/touch-load"
+    ),
+    .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol"]),
+    .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol"]),
+    .testTarget(
+      name: "RelayServerTests",
+      dependencies: [
+        "RelayServer", "TouchProtocol", "GestureEngine", "TouchRelayClient",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

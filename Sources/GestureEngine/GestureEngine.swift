@@ -1,0 +1,1 @@
+// The engine lands with the gesture engine issue.

@@ -1,0 +1,29 @@
+/// The limits in force, reported to every client in `welcome`.
+public struct Limits: Sendable, Equatable {
+  /// Largest message accepted, in bytes after decompression (close 1009 beyond).
+  public var maxMessageBytes: Int = 64 * 1024
+  /// Most touches one frame may list.
+  public var maxTouchesPerFrame: Int = 20
+  /// Most fingers down at once per source.
+  public var maxFingers: Int = 10
+  /// Messages an observer's queue holds before supersedable ones are dropped.
+  public var observerQueue: Int = 256
+  /// Deepest JSON nesting accepted.
+  public var maxDepth: Int = 32
+
+  public init() {}
+}
+
+/// Session names: `[A-Za-z0-9_-]{1,64}`.
+public enum SessionName {
+  public static let maxLength = 64
+
+  public static func isValid<S: StringProtocol>(_ name: S) -> Bool {
+    let utf8 = name.utf8
+    guard !utf8.isEmpty, utf8.count <= maxLength else { return false }
+    return utf8.allSatisfy { c in
+      (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F
+        || c == 0x2D
+    }
+  }
+}

@@ -1,0 +1,232 @@
+/// Decodes one client text message. `frame` goes through the purpose-built scanner (no
+/// allocation beyond the touches array); the rare `hello` and `control` use Foundation's
+/// JSONDecoder after the scanner has validated the syntax.
+public struct MessageDecoder: Sendable {
+  public var limits: Limits
+
+  public init(limits: Limits = Limits()) {
+    self.limits = limits
+  }
+
+  public func decode(_ bytes: [UInt8]) -> Result<ClientMessage, ProtocolError> {
+    bytes.withUnsafeBytes { decode($0) }
+  }
+
+  public func decode(_ text: String) -> Result<ClientMessage, ProtocolError> {
+    var text = text
+    return text.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
+  }
+
+  public func decode(_ bytes: UnsafeRawBufferPointer) -> Result<ClientMessage, ProtocolError> {
+    var scanner = JSONScanner(bytes, maxDepth: limits.maxDepth)
+    var fields = FrameFields()
+    do {
+      guard scanner.peekKind() == .object else {
+        return .failure(ProtocolError(.badJSON, "a message must be a JSON object"))
+      }
+      try scanner.readObject(depth: 1) { (s: inout JSONScanner, key) throws(JSONScanner.Failure) in
+        try fields.read(key: key, from: &s, limits: limits)
+      }
+      try scanner.expectEnd()
+    } catch {
+      switch error {
+      case .syntax(let why): return .failure(ProtocolError(.badJSON, "not valid JSON: \(why)"))
+      case .nonFinite(let word):
+        return .failure(ProtocolError(.nonFinite, "numbers must be finite; got \(word)", seq: fields.seq))
+      case .tooDeep:
+        return .failure(ProtocolError(.badJSON, "JSON nested deeper than \(limits.maxDepth) levels"))
+      }
+    }
+    guard let type = fields.type else {
+      return .failure(ProtocolError(.missingField, "missing field 'type'"))
+    }
+    switch type {
+    case "frame": return fields.frame().map(ClientMessage.frame)
+    case "hello": return SlowPathDecoder.hello(bytes).map(ClientMessage.hello)
+    case "control": return SlowPathDecoder.control(bytes).map(ClientMessage.control)
+    default:
+      return .failure(ProtocolError(.unknownType, "unknown message type '\(type.prefix(64))'"))
+    }
+  }
+}
+
+/// The fields of a would-be frame, read in one pass whatever the key order. Errors that only
+/// matter if the message is a frame are kept until the type is known.
+private struct FrameFields {
+  var type: String?
+  var seq: Int64?
+  var t: Double?
+  var touches: [TouchPoint]?
+  var deferred: ProtocolError?
+  var touchCount = 0
+
+  mutating func defer_(_ e: ProtocolError) {
+    if deferred == nil { deferred = e }
+  }
+
+  mutating func read(key: JSONScanner.RawString, from s: inout JSONScanner, limits: Limits)
+    throws(JSONScanner.Failure)
+  {
+    if s.equals(key, "type") {
+      guard s.peekKind() == .string else {
+        try s.skipValue(depth: 1)
+        defer_(ProtocolError(.wrongType, "'type' must be a string"))
+        type = "\u{0}"
+        return
+      }
+      type = s.string(try s.readString())
+    } else if s.equals(key, "seq") {
+      guard let v = try number(&s, "seq") else { return }
+      guard v >= 0, v <= 9_007_199_254_740_991, v.rounded() == v else {
+        return defer_(ProtocolError(.badValue, "'seq' must be a whole number from 0 to 2^53-1"))
+      }
+      seq = Int64(v)
+    } else if s.equals(key, "t") {
+      t = try number(&s, "t")
+    } else if s.equals(key, "touches") {
+      guard s.peekKind() == .array else {
+        try s.skipValue(depth: 1)
+        return defer_(ProtocolError(.wrongType, "'touches' must be an array"))
+      }
+      var list: [TouchPoint] = []
+      list.reserveCapacity(4)
+      try s.readArray(depth: 2) { (s: inout JSONScanner, i) throws(JSONScanner.Failure) in
+        touchCount += 1
+        guard touchCount <= limits.maxTouchesPerFrame else {
+          try s.skipValue(depth: 2)
+          return
+        }
+        if let p = try touch(&s, i) { list.append(p) }
+      }
+      if touchCount > limits.maxTouchesPerFrame {
+        defer_(
+          ProtocolError(
+            .tooManyTouches, "a frame may list at most \(limits.maxTouchesPerFrame) touches; got \(touchCount)"
+          ))
+      }
+      touches = list
+    } else {
+      try s.skipValue(depth: 1)
+    }
+  }
+
+  /// A number field, or nil (with a deferred error) when it has another type.
+  mutating func number(_ s: inout JSONScanner, _ name: @autoclosure () -> String) throws(JSONScanner.Failure)
+    -> Double?
+  {
+    switch s.peekKind() {
+    case .number: return try s.readNumber()
+    case .nonFinite:
+      try s.skipNonFinite()
+      return nil
+    default:
+      try s.skipValue(depth: 1)
+      defer_(ProtocolError(.wrongType, "'\(name())' must be a number"))
+      return nil
+    }
+  }
+
+  mutating func touch(_ s: inout JSONScanner, _ i: Int) throws(JSONScanner.Failure) -> TouchPoint? {
+    guard s.peekKind() == .object else {
+      try s.skipValue(depth: 2)
+      defer_(ProtocolError(.wrongType, "touches[\(i)] must be an object"))
+      return nil
+    }
+    var id: Double?
+    var phase: TouchPhase?
+    var x: Double?
+    var y: Double?
+    var force: Double?
+    var rx: Double?
+    var ry: Double?
+    var bad = false
+    try s.readObject(depth: 3) { (s: inout JSONScanner, key) throws(JSONScanner.Failure) in
+      if s.equals(key, "id") {
+        id = try number(&s, "touches[\(i)].id")
+      } else if s.equals(key, "phase") {
+        guard s.peekKind() == .string else {
+          try s.skipValue(depth: 3)
+          defer_(ProtocolError(.wrongType, "touches[\(i)].phase must be a string"))
+          bad = true
+          return
+        }
+        let raw = try s.readString()
+        phase = Self.phase(s, raw)
+        if phase == nil {
+          defer_(
+            ProtocolError(
+              .unknownPhase,
+              "touches[\(i)].phase '\(s.string(raw).prefix(32))' is not one of began, moved, stationary, ended, cancelled"
+            ))
+          bad = true
+        }
+      } else if s.equals(key, "x") {
+        x = try number(&s, "touches[\(i)].x")
+      } else if s.equals(key, "y") {
+        y = try number(&s, "touches[\(i)].y")
+      } else if s.equals(key, "force") {
+        force = try optionalNumber(&s, "touches[\(i)].force")
+      } else if s.equals(key, "radiusX") {
+        rx = try optionalNumber(&s, "touches[\(i)].radiusX")
+      } else if s.equals(key, "radiusY") {
+        ry = try optionalNumber(&s, "touches[\(i)].radiusY")
+      } else {
+        try s.skipValue(depth: 3)
+      }
+    }
+    if bad { return nil }
+    guard let id else { return missing("touches[\(i)].id") }
+    guard let phase else { return missing("touches[\(i)].phase") }
+    guard let x else { return missing("touches[\(i)].x") }
+    guard let y else { return missing("touches[\(i)].y") }
+    guard id.rounded() == id, abs(id) <= 9_007_199_254_740_991 else {
+      defer_(ProtocolError(.badValue, "touches[\(i)].id must be a whole number"))
+      return nil
+    }
+    return TouchPoint(id: Int64(id), phase: phase, x: x, y: y, force: force, radiusX: rx, radiusY: ry)
+  }
+
+  mutating func optionalNumber(_ s: inout JSONScanner, _ name: @autoclosure () -> String)
+    throws(JSONScanner.Failure) -> Double?
+  {
+    if s.peekKind() == .null {
+      _ = try s.readBoolOrNull()
+      return nil
+    }
+    return try number(&s, name())
+  }
+
+  mutating func missing(_ name: String) -> TouchPoint? {
+    defer_(ProtocolError(.missingField, "missing field '\(name)'"))
+    return nil
+  }
+
+  static func phase(_ s: JSONScanner, _ raw: JSONScanner.RawString) -> TouchPhase? {
+    if s.equals(raw, "moved") { return .moved }
+    if s.equals(raw, "stationary") { return .stationary }
+    if s.equals(raw, "began") { return .began }
+    if s.equals(raw, "ended") { return .ended }
+    if s.equals(raw, "cancelled") { return .cancelled }
+    return nil
+  }
+
+  func frame() -> Result<Frame, ProtocolError> {
+    if var e = deferred {
+      e.seq = e.seq ?? seq
+      return .failure(e)
+    }
+    guard let seq else { return .failure(ProtocolError(.missingField, "missing field 'seq'")) }
+    guard let t else { return .failure(ProtocolError(.missingField, "missing field 't'", seq: seq)) }
+    guard let touches else {
+      return .failure(ProtocolError(.missingField, "missing field 'touches'", seq: seq))
+    }
+    // Frames are small (the limit is 20 by default), so a quadratic check beats hashing.
+    for i in touches.indices {
+      for j in touches.index(after: i)..<touches.endIndex where touches[i].id == touches[j].id {
+        return .failure(
+          ProtocolError(.duplicateTouchID, "touch id \(touches[i].id) is listed twice", seq: seq))
+      }
+    }
+    return .success(Frame(seq: seq, t: t, touches: touches))
+  }
+}

@@ -1,0 +1,333 @@
+/// The wire protocol's name, also the WebSocket subprotocol.
+public let protocolName = "touchrelay.v1"
+
+/// A source as observers see it.
+public struct SourceInfo: Sendable, Equatable {
+  public var id: String
+  public var device: Device
+  public var scene: String?
+  public init(id: String, device: Device, scene: String? = nil) {
+    self.id = id
+    self.device = device
+    self.scene = scene
+  }
+}
+
+/// Where a message came from: the frame (or timer) of a source, and when the server got it.
+public struct Origin: Sendable, Equatable {
+  public var source: String
+  public var seq: Int64
+  /// Device time (ms).
+  public var t: Double
+  /// Server receive time (server monotonic ms).
+  public var rt: Double
+  public init(source: String, seq: Int64, t: Double, rt: Double) {
+    self.source = source
+    self.seq = seq
+    self.t = t
+    self.rt = rt
+  }
+}
+
+/// Encoders for every server -> client message. Each returns the JSON bytes preceded by
+/// `headroom` spare bytes, ready for the transport to frame in place.
+public enum ServerMessage {
+  public static func error(_ e: ProtocolError, headroom: Int = 0) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom)
+    w.beginObject()
+    w.key("type")
+    w.string("error")
+    w.key("code")
+    w.string(e.code.rawValue)
+    w.key("message")
+    w.string(e.message)
+    if let seq = e.seq {
+      w.key("seq")
+      w.int(seq)
+    }
+    w.endObject()
+    return w.bytes
+  }
+
+  public static func sourceWelcome(
+    session: String, source: String, resumed: Bool, limits: Limits, serverTime: Double,
+    headroom: Int = 0
+  ) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom)
+    w.beginObject()
+    w.key("type")
+    w.string("welcome")
+    w.key("protocol")
+    w.string(protocolName)
+    w.key("role")
+    w.string("source")
+    w.key("session")
+    w.string(session)
+    w.key("source")
+    w.string(source)
+    w.key("resumed")
+    w.bool(resumed)
+    w.key("serverTime")
+    w.number(serverTime)
+    w.key("limits")
+    write(limits, &w)
+    w.endObject()
+    return w.bytes
+  }
+
+  public static func observerWelcome(
+    session: String, sources: [SourceInfo], scenes: [(source: String, state: JSONValue)],
+    limits: Limits, serverTime: Double, headroom: Int = 0
+  ) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom)
+    w.beginObject()
+    w.key("type")
+    w.string("welcome")
+    w.key("protocol")
+    w.string(protocolName)
+    w.key("role")
+    w.string("observer")
+    w.key("session")
+    w.string(session)
+    w.key("serverTime")
+    w.number(serverTime)
+    w.key("limits")
+    write(limits, &w)
+    w.key("sources")
+    w.beginArray()
+    for s in sources { write(s, &w) }
+    w.endArray()
+    w.key("scenes")
+    w.beginArray()
+    for s in scenes {
+      w.beginObject()
+      w.key("source")
+      w.string(s.source)
+      w.key("state")
+      w.value(s.state)
+      w.endObject()
+    }
+    w.endArray()
+    w.endObject()
+    return w.bytes
+  }
+
+  /// `event` is `joined`, `left`, `rejoined` or `updated` (a new hello).
+  public static func sourceEvent(_ event: String, _ info: SourceInfo, headroom: Int = 0) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom)
+    w.beginObject()
+    w.key("type")
+    w.string("source")
+    w.key("event")
+    w.string(event)
+    w.key("source")
+    w.string(info.id)
+    w.key("device")
+    write(info.device, &w)
+    if let scene = info.scene {
+      w.key("scene")
+      w.string(scene)
+    }
+    w.endObject()
+    return w.bytes
+  }
+
+  public static func touches(_ frame: Frame, origin: Origin, headroom: Int = 0) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom, capacity: 96 + 64 * frame.touches.count)
+    w.beginObject()
+    w.key("type")
+    w.string("touches")
+    write(origin, &w)
+    w.key("touches")
+    w.beginArray()
+    for p in frame.touches {
+      w.beginObject()
+      w.key("id")
+      w.int(p.id)
+      w.key("phase")
+      w.string(p.phase.rawValue)
+      w.key("x")
+      w.number(p.x)
+      w.key("y")
+      w.number(p.y)
+      if let f = p.force {
+        w.key("force")
+        w.number(f)
+      }
+      if let r = p.radiusX {
+        w.key("radiusX")
+        w.number(r)
+      }
+      if let r = p.radiusY {
+        w.key("radiusY")
+        w.number(r)
+      }
+      w.endObject()
+    }
+    w.endArray()
+    w.endObject()
+    return w.bytes
+  }
+
+  public static func gesture(_ e: GestureEvent, origin: Origin, headroom: Int = 0) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom)
+    w.beginObject()
+    w.key("type")
+    w.string("gesture")
+    write(origin, &w)
+    w.key("id")
+    w.int(Int64(e.id))
+    w.key("gesture")
+    w.string(e.gesture.rawValue)
+    w.key("state")
+    w.string(e.state.rawValue)
+    w.key("touches")
+    w.int(Int64(e.touches))
+    w.key("x")
+    w.number(e.x)
+    w.key("y")
+    w.number(e.y)
+    w.key("regions")
+    w.beginArray()
+    for r in e.regions { w.string(r) }
+    w.endArray()
+    if let taps = e.taps {
+      w.key("taps")
+      w.int(Int64(taps))
+    }
+    if let v = e.translation {
+      w.key("translation")
+      write(v, &w)
+    }
+    if let v = e.velocity {
+      w.key("velocity")
+      write(v, &w)
+    }
+    if let s = e.scale {
+      w.key("scale")
+      w.number(s)
+    }
+    if let r = e.rotation {
+      w.key("rotation")
+      w.number(r)
+    }
+    if let r = e.rate {
+      // Scalar velocity of pinch (scale/s) and rotation (rad/s), as UIKit names it.
+      w.key("velocity")
+      w.number(r)
+    }
+    if let d = e.direction {
+      w.key("direction")
+      w.string(d.rawValue)
+    }
+    if let fingers = e.fingers {
+      w.key("fingers")
+      w.beginArray()
+      for f in fingers {
+        w.beginObject()
+        w.key("id")
+        w.int(f.id)
+        w.key("x")
+        w.number(f.x)
+        w.key("y")
+        w.number(f.y)
+        w.key("regions")
+        w.beginArray()
+        for r in f.regions { w.string(r) }
+        w.endArray()
+        w.endObject()
+      }
+      w.endArray()
+    }
+    w.endObject()
+    return w.bytes
+  }
+
+  /// A scene's state; `origin` is nil for a snapshot not caused by a frame.
+  public static func scene(source: String, state: JSONValue, origin: Origin?, headroom: Int = 0) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom)
+    w.beginObject()
+    w.key("type")
+    w.string("scene")
+    if let origin {
+      write(origin, &w)
+    } else {
+      w.key("source")
+      w.string(source)
+    }
+    w.key("state")
+    w.value(state)
+    w.endObject()
+    return w.bytes
+  }
+
+  public static func dropped(count: Int, headroom: Int = 0) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom)
+    w.beginObject()
+    w.key("type")
+    w.string("dropped")
+    w.key("count")
+    w.int(Int64(count))
+    w.endObject()
+    return w.bytes
+  }
+
+  static func write(_ origin: Origin, _ w: inout JSONWriter) {
+    w.key("source")
+    w.string(origin.source)
+    w.key("seq")
+    w.int(origin.seq)
+    w.key("t")
+    w.number(origin.t)
+    w.key("rt")
+    w.number(origin.rt)
+  }
+
+  static func write(_ v: Vector, _ w: inout JSONWriter) {
+    w.beginObject()
+    w.key("x")
+    w.number(v.x)
+    w.key("y")
+    w.number(v.y)
+    w.endObject()
+  }
+
+  static func write(_ d: Device, _ w: inout JSONWriter) {
+    w.beginObject()
+    w.key("name")
+    w.string(d.name)
+    w.key("width")
+    w.number(d.width)
+    w.key("height")
+    w.number(d.height)
+    w.endObject()
+  }
+
+  static func write(_ s: SourceInfo, _ w: inout JSONWriter) {
+    w.beginObject()
+    w.key("id")
+    w.string(s.id)
+    w.key("device")
+    write(s.device, &w)
+    if let scene = s.scene {
+      w.key("scene")
+      w.string(scene)
+    }
+    w.endObject()
+  }
+
+  static func write(_ l: Limits, _ w: inout JSONWriter) {
+    w.beginObject()
+    w.key("maxMessageBytes")
+    w.int(Int64(l.maxMessageBytes))
+    w.key("maxTouchesPerFrame")
+    w.int(Int64(l.maxTouchesPerFrame))
+    w.key("maxFingers")
+    w.int(Int64(l.maxFingers))
+    w.key("observerQueue")
+    w.int(Int64(l.observerQueue))
+    w.key("maxDepth")
+    w.int(Int64(l.maxDepth))
+    w.endObject()
+  }
+}

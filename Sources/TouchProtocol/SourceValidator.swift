@@ -1,0 +1,34 @@
+/// The per-source ordering rules of the protocol, kept apart from any socket: `hello` before
+/// anything else, `seq` strictly increasing, `t` never going backwards. A rejected frame
+/// leaves the state as it was, so one bad frame does not poison the ones after it.
+public struct SourceValidator: Sendable {
+  public private(set) var hello: Hello?
+  public private(set) var lastSeq: Int64?
+  public private(set) var lastT: Double?
+
+  public init() {}
+
+  /// Accepts or rejects a decoded source message, updating the state when accepted.
+  public mutating func accept(_ message: ClientMessage) -> ProtocolError? {
+    switch message {
+    case .hello(let h):
+      hello = h
+      return nil
+    case .control:
+      return hello == nil ? ProtocolError(.noHello, "send 'hello' before 'control'") : nil
+    case .frame(let f):
+      guard hello != nil else {
+        return ProtocolError(.noHello, "send 'hello' before any 'frame'", seq: f.seq)
+      }
+      if let last = lastSeq, f.seq <= last {
+        return ProtocolError(.seqNotIncreasing, "seq \(f.seq) is not greater than \(last)", seq: f.seq)
+      }
+      if let last = lastT, f.t < last {
+        return ProtocolError(.timeBackwards, "t \(f.t) is earlier than the previous frame's \(last)", seq: f.seq)
+      }
+      lastSeq = f.seq
+      lastT = f.t
+      return nil
+    }
+  }
+}

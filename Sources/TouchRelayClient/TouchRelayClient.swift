@@ -1,0 +1,1 @@
+// NIO WebSocket client for tests and touch-load: arrives with the harness.

@@ -1,0 +1,1 @@
+print("touch-load: not yet")
