@@ -1,0 +1,82 @@
+import Foundation
+import NIOCore
+import TouchProtocol
+
+/// Encoders for what a client sends (the server's side only decodes these).
+public enum ClientMessageEncoder {
+  public static func frame(_ frame: Frame) -> [UInt8] {
+    var w = JSONWriter(capacity: 48 + 72 * frame.touches.count)
+    write(frame, &w)
+    return w.bytes
+  }
+
+  public static func frame(_ frame: Frame, into buffer: inout ByteBuffer) {
+    var w = JSONWriter(capacity: 48 + 72 * frame.touches.count)
+    write(frame, &w)
+    buffer.writeBytes(w.bytes)
+  }
+
+  private static func write(_ frame: Frame, _ w: inout JSONWriter) {
+    w.beginObject()
+    w.key("type")
+    w.string("frame")
+    w.key("seq")
+    w.int(frame.seq)
+    w.key("t")
+    w.number(frame.t)
+    w.key("touches")
+    w.beginArray()
+    for p in frame.touches {
+      w.beginObject()
+      w.key("id")
+      w.int(p.id)
+      w.key("phase")
+      w.string(p.phase.rawValue)
+      w.key("x")
+      w.number(p.x)
+      w.key("y")
+      w.number(p.y)
+      if let f = p.force {
+        w.key("force")
+        w.number(f)
+      }
+      if let r = p.radiusX {
+        w.key("radiusX")
+        w.number(r)
+      }
+      if let r = p.radiusY {
+        w.key("radiusY")
+        w.number(r)
+      }
+      w.endObject()
+    }
+    w.endArray()
+    w.endObject()
+  }
+
+  /// `hello` through Foundation: rare, and Hello is Codable (nil fields are left out).
+  public static func hello(_ hello: Hello) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let body = (try? encoder.encode(hello)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    // Splice the type in front of the Codable members.
+    return body == "{}" ? #"{"type":"hello"}"# : #"{"type":"hello","# + body.dropFirst()
+  }
+
+  public static func control(_ control: Control) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let body = (try? encoder.encode(control)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    return body == "{}" ? #"{"type":"control"}"# : #"{"type":"control","# + body.dropFirst()
+  }
+}
+
+extension WebSocketConnection {
+  public func send(hello: Hello) async throws {
+    try await send(text: ClientMessageEncoder.hello(hello))
+  }
+
+  public func send(frame: Frame) async throws {
+    try await send(text: ClientMessageEncoder.frame(frame))
+  }
+}

@@ -1,0 +1,57 @@
+/// The parts of a `ws://` or `http://` URL this client needs. Deliberately small: the relay
+/// is reached over plain TCP on loopback or a LAN (no TLS, no IPv6 literals, no userinfo).
+public struct ClientURL: Sendable, Equatable {
+  public var scheme: String
+  public var host: String
+  public var port: Int
+  /// Path plus query, as sent in the request line (`/v1/observe/s1?raw=1`).
+  public var target: String
+
+  /// The `Host` header value; libwebsockets refuses an upgrade without one.
+  public var hostHeader: String { "\(host):\(port)" }
+
+  public init(scheme: String = "ws", host: String, port: Int, target: String = "/") {
+    self.scheme = scheme
+    self.host = host
+    self.port = port
+    self.target = target
+  }
+
+  public init(_ string: String) throws(WebSocketClientError) {
+    guard let schemeEnd = string.range(of: "://") else { throw .badURL(string) }
+    let scheme = string[..<schemeEnd.lowerBound].lowercased()
+    let defaultPort: Int
+    switch scheme {
+    case "ws", "http": defaultPort = 80
+    default: throw .badURL(string)
+    }
+    let rest = string[schemeEnd.upperBound...]
+    let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+    let authority = rest[..<authorityEnd]
+    var target = String(rest[authorityEnd...])
+    if target.isEmpty { target = "/" } else if target.first == "?" { target = "/" + target }
+    let host: Substring
+    let port: Int
+    if let colon = authority.lastIndex(of: ":") {
+      host = authority[..<colon]
+      guard let p = Int(authority[authority.index(after: colon)...]), (0...65535).contains(p) else {
+        throw .badURL(string)
+      }
+      port = p
+    } else {
+      host = authority
+      port = defaultPort
+    }
+    guard !host.isEmpty else { throw .badURL(string) }
+    self.init(scheme: scheme, host: String(host), port: port, target: target)
+  }
+
+  /// The same server with another target, e.g. `url.with(target: "/healthz")`.
+  public func with(target: String) -> ClientURL {
+    var copy = self
+    copy.target = target
+    return copy
+  }
+
+  public var description: String { "\(scheme)://\(host):\(port)\(target)" }
+}

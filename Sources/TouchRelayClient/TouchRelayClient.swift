@@ -1,1 +1,0 @@
-// NIO WebSocket client for tests and touch-load: arrives with the harness.
