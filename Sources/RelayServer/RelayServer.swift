@@ -1,1 +1,175 @@
 import CLibWebSockets
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import TouchProtocol
+
+/// The TouchRelay server: a libwebsockets context serviced by one thread of its own.
+/// `start` returns once it listens; `requestStop` may be called from any thread (it reaches
+/// the service thread only through `lws_cancel_service`); `wait` blocks until it has stopped.
+public final class RelayServer: Sendable {
+  public enum StartError: Error, CustomStringConvertible {
+    case cannotListen(host: String, port: Int)
+
+    public var description: String {
+      switch self {
+      case .cannotListen(let host, let port):
+        return "cannot listen on \(host):\(port) (address in use, or not an address of this machine?)"
+      }
+    }
+  }
+
+  public let configuration: RelayConfiguration
+  private let logger: Logger
+  private let stopRequested = Atomic<Bool>(false)
+  /// The context as an address, guarded so `lws_cancel_service` never races its destruction.
+  private let contextAddress = Mutex<UInt>(0)
+  private let listening = Mutex<Int?>(nil)
+  private let finished = DispatchSemaphore(value: 0)
+
+  public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
+    self.configuration = configuration
+    self.logger = logger
+  }
+
+  /// The port it listens on, once started.
+  public var port: Int? { listening.withLock { $0 } }
+
+  /// Creates the context on a new service thread and returns the port it listens on.
+  @discardableResult
+  public func start() throws -> Int {
+    let ready = DispatchSemaphore(value: 0)
+    let thread = Thread { [self] in
+      self.serviceThread(ready: ready)
+    }
+    thread.name = "lws-service"
+    thread.start()
+    ready.wait()
+    guard let port = port else {
+      finished.wait()
+      throw StartError.cannotListen(host: configuration.host, port: configuration.port)
+    }
+    return port
+  }
+
+  /// Asks the service thread to shut down: drain observers, close with 1001, exit.
+  public func requestStop() {
+    stopRequested.store(true, ordering: .releasing)
+    contextAddress.withLock { address in
+      if let ctx = OpaquePointer(bitPattern: address) { lws_cancel_service(ctx) }
+    }
+  }
+
+  /// Blocks until the service thread has finished.
+  public func wait() {
+    finished.wait()
+    finished.signal()
+  }
+
+  public func stop() {
+    requestStop()
+    wait()
+  }
+
+  var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+
+  // MARK: - The service thread
+
+  private func serviceThread(ready: DispatchSemaphore) {
+    let relay = Relay(config: configuration, logger: logger)
+    let resources = ContextResources(configuration: configuration)
+    defer {
+      resources.release()
+      finished.signal()
+    }
+    var info = lws_context_creation_info()
+    info.port = Int32(configuration.port)
+    info.iface = UnsafePointer(resources.iface)
+    info.protocols = UnsafePointer(resources.protocols)
+    if configuration.compression { info.extensions = UnsafePointer(resources.extensions) }
+    info.retry_and_idle_policy = UnsafePointer(resources.retryPolicy)
+    info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+    info.user = Unmanaged.passUnretained(relay).toOpaque()
+    info.count_threads = 1
+    // Each open connection is one fd; let lws size its table for the process limit.
+    info.fd_limit_per_thread = 0
+    lws_set_log_level(configuration.libwebsocketsLogLevel, nil)
+    guard let context = lws_create_context(&info) else {
+      ready.signal()
+      return
+    }
+    relay.context = context
+    relay.server = self
+    let vhost = lws_get_vhost_by_name(context, "default")
+    let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
+    contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
+    listening.withLock { $0 = port }
+    ready.signal()
+    // A stop requested before the context existed found nothing to cancel.
+    if isStopRequested { relay.checkStop() }
+    while !relay.finished {
+      if lws_service(context, 0) < 0 { break }
+    }
+    contextAddress.withLock { $0 = 0 }
+    lws_context_destroy(context)
+    relay.context = nil
+    logger.info("stopped")
+  }
+}
+
+/// C memory libwebsockets reads for the context's lifetime.
+private final class ContextResources {
+  let iface: UnsafeMutablePointer<CChar>?
+  let protocolName: UnsafeMutablePointer<CChar>
+  let protocols: UnsafeMutablePointer<lws_protocols>
+  let extensionName: UnsafeMutablePointer<CChar>
+  let extensionOffer: UnsafeMutablePointer<CChar>
+  let extensions: UnsafeMutablePointer<lws_extension>
+  let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+
+  init(configuration c: RelayConfiguration) {
+    iface = c.host.isEmpty ? nil : strdup(c.host)
+    protocolName = strdup(TouchProtocol.protocolName)
+    protocols = .allocate(capacity: 2)
+    // The first protocol also serves plain HTTP and peers that ask for no subprotocol.
+    var p = lws_protocols()
+    p.name = UnsafePointer(protocolName)
+    p.callback = relayCallback
+    p.per_session_data_size = 0
+    p.rx_buffer_size = 16 * 1024
+    protocols.initialize(to: p)
+    (protocols + 1).initialize(to: lws_protocols())
+    extensionName = strdup("permessage-deflate")
+    extensionOffer = strdup("permessage-deflate; client_no_context_takeover; client_max_window_bits")
+    extensions = .allocate(capacity: 2)
+    var e = lws_extension()
+    e.name = UnsafePointer(extensionName)
+    e.callback = lws_extension_callback_pm_deflate
+    e.client_offer = UnsafePointer(extensionOffer)
+    extensions.initialize(to: e)
+    (extensions + 1).initialize(to: lws_extension())
+    retryPolicy = .allocate(capacity: 1)
+    var r = lws_retry_bo_t()
+    r.secs_since_valid_ping = c.pingInterval
+    r.secs_since_valid_hangup = c.idleTimeout
+    retryPolicy.initialize(to: r)
+  }
+
+  func release() {
+    free(iface)
+    free(protocolName)
+    free(extensionName)
+    free(extensionOffer)
+    protocols.deallocate()
+    extensions.deallocate()
+    retryPolicy.deallocate()
+  }
+}
+
+extension RelayConfiguration {
+  /// libwebsockets' own log lines: errors always, more only when debugging.
+  var libwebsocketsLogLevel: Int32 {
+    verboseLibwebsockets ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR
+  }
+}

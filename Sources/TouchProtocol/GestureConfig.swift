@@ -16,6 +16,14 @@ public struct GestureConfig: Sendable, Equatable, Codable {
   public var swipeMinVelocity: Double?
   public var swipeVelocityWindow: Double?
   public var maxFingers: Int?
+  /// Longest one-finger tap sequence (default 2; 1 reports every tap at once, 3 allows triple taps).
+  public var tapMaxCount: Int?
+  /// Longest tap sequence of two or more fingers (default 1: a two-finger tap is reported at once).
+  public var multiFingerTapMaxCount: Int?
+  /// Change of the finger spread, in points, before a pinch begins (default 10).
+  public var pinchThreshold: Double?
+  /// Turn, in radians, before a rotation begins (default 0.2).
+  public var rotationThreshold: Double?
   /// Which recognizers run; nil means all of them.
   public var recognizers: [String]?
 

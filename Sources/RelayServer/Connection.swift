@@ -1,0 +1,51 @@
+import TouchProtocol
+
+/// One WebSocket peer. Lives on the service thread only; the wsi's opaque user data points
+/// here (unretained; the relay's table holds the reference until LWS_CALLBACK_CLOSED).
+final class Connection {
+  enum Role: String {
+    case source, observer
+  }
+
+  let wsi: OpaquePointer
+  let serial: Int
+  let role: Role
+  let session: Session
+  let filter: ObserverFilter
+  let openedAt: Double
+  let peer: String
+  var queue: ObserverQueue
+  /// Sent before the queue: the notices that follow a drop (scene snapshots).
+  var priority: [OutgoingMessage] = []
+  /// The message last handed to lws_write; kept alive until the next writable callback.
+  var inFlight: OutgoingMessage?
+  var writeRequested = false
+  /// Set when the server decided to close; sent once the queue is empty (or at once if `now`).
+  var pendingClose: (code: CloseCode, reason: String)?
+  /// The close code the peer sent, if it closed first.
+  var peerCloseCode: UInt16?
+  /// Bytes of the message being reassembled from fragments.
+  var rx: [UInt8] = []
+  var source: SourceState?
+  var messagesIn = 0
+  var messagesOut = 0
+  var errorsSent = 0
+  /// Set at LWS_CALLBACK_CLOSED; nothing is queued or written after it.
+  var closed = false
+
+  init(
+    wsi: OpaquePointer, serial: Int, role: Role, session: Session, filter: ObserverFilter,
+    queue: ObserverQueue, openedAt: Double, peer: String
+  ) {
+    self.wsi = wsi
+    self.serial = serial
+    self.role = role
+    self.session = session
+    self.filter = filter
+    self.queue = queue
+    self.openedAt = openedAt
+    self.peer = peer
+  }
+
+  var hasPendingOutput: Bool { !priority.isEmpty || !queue.isEmpty || queue.dropped > 0 }
+}

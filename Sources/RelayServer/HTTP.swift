@@ -1,0 +1,80 @@
+import CLibWebSockets
+
+/// Reads what the request asked for from lws' parsed headers.
+enum HTTPRequest {
+  /// The path and the decoded `name=value` query arguments.
+  static func target(of wsi: OpaquePointer) -> (path: String, args: [(String, String)]) {
+    var buf = [CChar](repeating: 0, count: 2048)
+    let n = lws_hdr_copy(wsi, &buf, Int32(buf.count), WSI_TOKEN_GET_URI)
+    let path = n > 0 ? text(buf, count: Int(n)) : ""
+    var args: [(String, String)] = []
+    for index in 0..<32 {
+      let m = lws_hdr_copy_fragment(wsi, &buf, Int32(buf.count), WSI_TOKEN_HTTP_URI_ARGS, Int32(index))
+      if m <= 0 { break }
+      let arg = text(buf, count: Int(m))
+      if let eq = arg.firstIndex(of: "=") {
+        args.append((String(arg[..<eq]), String(arg[arg.index(after: eq)...])))
+      } else {
+        args.append((arg, ""))
+      }
+    }
+    return (path, args)
+  }
+
+  static func peer(of wsi: OpaquePointer) -> String {
+    var buf = [CChar](repeating: 0, count: 128)
+    guard lws_get_peer_simple(wsi, &buf, buf.count) != nil else { return "?" }
+    return text(buf, count: buf.firstIndex(of: 0) ?? buf.count)
+  }
+
+  private static func text(_ buf: [CChar], count: Int) -> String {
+    String(decoding: buf.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
+
+/// A whole HTTP/1.1 response written in one go. lws' own header helpers can emit an
+/// HTTP/1.0 status line, which some clients reject, so the status line is ours.
+struct HTTPResponse {
+  var status: Int
+  var contentType = "text/plain; charset=utf-8"
+  var body: [UInt8]
+
+  init(status: Int, contentType: String = "text/plain; charset=utf-8", body: [UInt8]) {
+    self.status = status
+    self.contentType = contentType
+    self.body = body
+  }
+
+  init(status: Int, body: String) {
+    self.init(status: status, body: Array(body.utf8))
+  }
+
+  static let notFound = HTTPResponse(status: 404, body: "not found\n")
+
+  var reasonPhrase: String {
+    switch status {
+    case 200: return "OK"
+    case 400: return "Bad Request"
+    case 401: return "Unauthorized"
+    case 403: return "Forbidden"
+    case 404: return "Not Found"
+    case 503: return "Service Unavailable"
+    default: return "Status"
+    }
+  }
+
+  /// Writes the response; false if the connection failed.
+  func send(on wsi: OpaquePointer, relay: Relay) -> Bool {
+    let head =
+      "HTTP/1.1 \(status) \(reasonPhrase)\r\nContent-Type: \(contentType)\r\n"
+      + "Content-Length: \(body.count)\r\nCache-Control: no-store\r\n\r\n"
+    var buffer = [UInt8](repeating: 0, count: relay.headroom)
+    buffer.append(contentsOf: head.utf8)
+    buffer.append(contentsOf: body)
+    let count = buffer.count - relay.headroom
+    return buffer.withUnsafeMutableBytes { raw in
+      let p = raw.baseAddress!.advanced(by: relay.headroom).assumingMemoryBound(to: UInt8.self)
+      return lws_write(wsi, p, count, LWS_WRITE_HTTP) >= 0
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import CLibWebSockets
+import TouchProtocol
+
+/// The one libwebsockets protocol callback: HTTP requests, upgrades and WebSocket events.
+/// It translates lws reasons into calls on the `Relay` and keeps no state of its own.
+func relayCallback(
+  _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+  _ input: UnsafeMutableRawPointer?, _ len: Int
+) -> Int32 {
+  guard let wsi, let relay = relayOf(wsi) else { return 0 }
+  switch reason {
+  case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+    relay.checkStop()
+    return 0
+
+  case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+    // While shutting down, new sockets are refused outright.
+    return relay.stopping ? 1 : 0
+
+  case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+    // The last chance to answer in plain HTTP: bad paths and session names never upgrade.
+    if relay.stopping {
+      return HTTPResponse(status: 503, body: "shutting down\n").send(on: wsi, relay: relay) ? 1 : -1
+    }
+    let (path, args) = HTTPRequest.target(of: wsi)
+    switch RequestTarget.parse(path: path, args: args) {
+    case .success(.healthz), .failure(.notFound):
+      return HTTPResponse.notFound.send(on: wsi, relay: relay) ? 1 : -1
+    case .failure(.badRequest(let why)):
+      return HTTPResponse(status: 400, body: why + "\n").send(on: wsi, relay: relay) ? 1 : -1
+    case .success:
+      return 0
+    }
+
+  case LWS_CALLBACK_ESTABLISHED:
+    let (path, args) = HTTPRequest.target(of: wsi)
+    guard case .success(let target) = RequestTarget.parse(path: path, args: args), target != .healthz else {
+      return -1
+    }
+    relay.open(wsi: wsi, target: target, peer: HTTPRequest.peer(of: wsi))
+    return 0
+
+  case LWS_CALLBACK_RECEIVE:
+    guard let conn = connection(wsi) else { return -1 }
+    return receive(relay, conn, wsi, input, len)
+
+  case LWS_CALLBACK_SERVER_WRITEABLE:
+    guard let conn = connection(wsi) else { return 0 }
+    return relay.writable(conn)
+
+  case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+    if let conn = connection(wsi), let input, len >= 2 {
+      let b = input.assumingMemoryBound(to: UInt8.self)
+      conn.peerCloseCode = UInt16(b[0]) << 8 | UInt16(b[1])
+    }
+    return 0
+
+  case LWS_CALLBACK_CLOSED:
+    if let conn = connection(wsi) {
+      relay.closed(conn)
+      lws_set_opaque_user_data(wsi, nil)
+    }
+    return 0
+
+  case LWS_CALLBACK_HTTP:
+    let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+    let response: HTTPResponse
+    if path == "/healthz" {
+      response = HTTPResponse(status: 200, contentType: "application/json", body: relay.healthJSON())
+    } else {
+      response = .notFound
+    }
+    guard response.send(on: wsi, relay: relay) else { return -1 }
+    return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+
+  default:
+    return lws_callback_http_dummy(wsi, reason, user, input, len)
+  }
+}
+
+private func connection(_ wsi: OpaquePointer) -> Connection? {
+  guard let raw = lws_get_opaque_user_data(wsi) else { return nil }
+  return Unmanaged<Connection>.fromOpaque(raw).takeUnretainedValue()
+}
+
+/// Reassembles a message from lws' chunks and enforces the size limit on decompressed bytes.
+private func receive(
+  _ relay: Relay, _ conn: Connection, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ len: Int
+) -> Int32 {
+  if lws_frame_is_binary(wsi) != 0 {
+    return closeNow(wsi, .unsupportedData, "binary frames are not part of touchrelay.v1")
+  }
+  let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len)
+  let limit = relay.config.limits.maxMessageBytes
+  guard conn.rx.count + chunk.count <= limit else {
+    return closeNow(wsi, .messageTooBig, "message larger than \(limit) bytes")
+  }
+  let final = lws_is_final_fragment(wsi) != 0
+  if final && conn.rx.isEmpty {
+    // The common case: a whole message in one chunk, decoded where it lies.
+    relay.receive(chunk, from: conn)
+  } else {
+    conn.rx.append(contentsOf: chunk)
+    if final {
+      conn.rx.withUnsafeBytes { relay.receive($0, from: conn) }
+      conn.rx.removeAll(keepingCapacity: conn.rx.capacity <= 64 * 1024)
+    }
+  }
+  return 0
+}
+
+private func closeNow(_ wsi: OpaquePointer, _ code: CloseCode, _ reason: String) -> Int32 {
+  var bytes = Array(reason.utf8.prefix(123))
+  lws_close_reason(wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
+  return -1
+}

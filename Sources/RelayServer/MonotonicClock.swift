@@ -1,0 +1,12 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Server time: milliseconds on the monotonic clock (never jumps with the wall clock).
+enum MonotonicClock {
+  static func nowMs() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1_000_000
+  }
+}

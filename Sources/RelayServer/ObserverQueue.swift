@@ -1,0 +1,107 @@
+/// An observer's bounded outgoing queue. The source is never slowed by it: when it is full,
+/// the oldest message that a later one supersedes (raw touches, gesture `changed`, scene
+/// state) is dropped and counted; essential messages (a gesture's began/ended/cancelled/
+/// recognized, source notices, errors) are never dropped while the connection lives.
+struct ObserverQueue {
+  enum Outcome: Equatable {
+    case queued
+    /// Queued, but only by dropping messages (`dropped` grew).
+    case queuedWithDrops
+    /// Essential messages alone exceed the hard limit: the observer must be closed.
+    case overflow
+  }
+
+  let capacity: Int
+  let hardLimit: Int
+  /// Messages dropped since the last `dropped` notice was taken.
+  private(set) var dropped = 0
+  private(set) var totalDropped = 0
+
+  // FIFO with tombstones: slot k lives at items[k - base]; nil is a dropped message.
+  private var items: [OutgoingMessage?] = []
+  private var head = 0
+  private var base = 0
+  /// Absolute slots of queued supersedable messages, oldest first (some may be sent already).
+  private var supersedableSlots: [Int] = []
+  private var supersedableHead = 0
+  private(set) var count = 0
+
+  init(capacity: Int, hardLimit: Int) {
+    self.capacity = max(1, capacity)
+    self.hardLimit = max(capacity, hardLimit)
+  }
+
+  var isEmpty: Bool { count == 0 }
+
+  mutating func push(_ m: OutgoingMessage) -> Outcome {
+    var outcome = Outcome.queued
+    if count >= capacity {
+      if dropOldestSupersedable() {
+        outcome = .queuedWithDrops
+      } else if m.supersedable {
+        // Nothing older may go, so the newcomer is the one superseded.
+        dropped += 1
+        totalDropped += 1
+        return .queuedWithDrops
+      } else if count >= hardLimit {
+        return .overflow
+      }
+    }
+    let slot = base + items.count
+    items.append(m)
+    if m.supersedable { supersedableSlots.append(slot) }
+    count += 1
+    return outcome
+  }
+
+  mutating func pop() -> OutgoingMessage? {
+    while head < items.count {
+      let m = items[head]
+      items[head] = nil
+      head += 1
+      if let m {
+        count -= 1
+        compactIfWorthIt()
+        return m
+      }
+    }
+    return nil
+  }
+
+  /// Takes the count for a `dropped` notice and resets it.
+  mutating func takeDropped() -> Int {
+    defer { dropped = 0 }
+    return dropped
+  }
+
+  private mutating func dropOldestSupersedable() -> Bool {
+    while supersedableHead < supersedableSlots.count {
+      let slot = supersedableSlots[supersedableHead]
+      supersedableHead += 1
+      let i = slot - base
+      if i >= head, items[i] != nil {
+        items[i] = nil
+        count -= 1
+        dropped += 1
+        totalDropped += 1
+        return true
+      }
+    }
+    return false
+  }
+
+  private mutating func compactIfWorthIt() {
+    guard head >= 64, head * 2 >= items.count else { return }
+    items.removeFirst(head)
+    base += head
+    head = 0
+    supersedableSlots.removeFirst(supersedableHead)
+    supersedableHead = 0
+    // Slots are ascending; those below base were sent already.
+    if let k = supersedableSlots.firstIndex(where: { $0 >= base }) {
+      supersedableSlots.removeFirst(k)
+    } else {
+      supersedableSlots.removeAll(keepingCapacity: true)
+    }
+  }
+}

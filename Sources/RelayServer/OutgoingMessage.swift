@@ -1,0 +1,19 @@
+/// One encoded server message, shared by every observer it is fanned out to. The bytes start
+/// with LWS_PRE spare bytes where libwebsockets writes the frame header in place.
+final class OutgoingMessage {
+  /// Droppable when a full queue needs room: a later message of the same stream supersedes it.
+  let supersedable: Bool
+  let bytes: UnsafeMutableRawBufferPointer
+  let headroom: Int
+
+  init(_ encoded: [UInt8], headroom: Int, supersedable: Bool) {
+    self.supersedable = supersedable
+    self.headroom = headroom
+    bytes = .allocate(byteCount: encoded.count, alignment: 16)
+    encoded.withUnsafeBytes { bytes.copyMemory(from: $0) }
+  }
+
+  var payloadCount: Int { bytes.count - headroom }
+
+  deinit { bytes.deallocate() }
+}

@@ -1,0 +1,538 @@
+import CLibWebSockets
+import GestureEngine
+import Logging
+import TouchProtocol
+
+/// The relay's state and rules: sessions, sources, observers, fan-out. Owned by the
+/// libwebsockets service thread; nothing here is touched from any other thread.
+final class Relay {
+  let config: RelayConfiguration
+  let logger: Logger
+  let headroom = Int(tr_lws_pre())
+  let decoder: MessageDecoder
+  let startedAt = MonotonicClock.nowMs()
+  var context: OpaquePointer?
+
+  private(set) var sessions: [String: Session] = [:]
+  /// Strong references for the lifetime of each WebSocket; the wsi's user data is unretained.
+  private var connections: [ObjectIdentifier: Connection] = [:]
+  private var nextSerial = 1
+  private var nextSourceNumber = 1
+  var stopping = false
+  /// Set once shutdown is complete; the service loop then exits.
+  var finished = false
+  weak var server: RelayServer?
+  /// Fires at the end of the shutdown drain.
+  let shutdownTimer: UnsafeMutablePointer<tr_timer>
+  /// Armed while any departed source waits out its resume window.
+  let sweepTimer: UnsafeMutablePointer<tr_timer>
+
+  init(config: RelayConfiguration, logger: Logger) {
+    self.config = config
+    self.logger = logger
+    decoder = MessageDecoder(limits: config.limits)
+    sweepTimer = .allocate(capacity: 1)
+    sweepTimer.initialize(to: tr_timer())
+    shutdownTimer = .allocate(capacity: 1)
+    shutdownTimer.initialize(to: tr_timer())
+    sweepTimer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+    shutdownTimer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+  }
+
+  deinit {
+    // The context (and its scheduler) is destroyed before the relay is released.
+    for t in [sweepTimer, shutdownTimer] {
+      t.deinitialize(count: 1)
+      t.deallocate()
+    }
+  }
+
+  var connectionCount: Int { connections.count }
+
+  func now() -> Double { MonotonicClock.nowMs() }
+
+  // MARK: - Opening
+
+  func open(wsi: OpaquePointer, target: RequestTarget, peer: String) {
+    let session = sessions[target.sessionName] ?? newSession(target.sessionName)
+    let role: Connection.Role
+    let filter: ObserverFilter
+    let queue: ObserverQueue
+    switch target {
+    case .observer(_, let f):
+      role = .observer
+      filter = f
+      queue = ObserverQueue(
+        capacity: config.limits.observerQueue,
+        hardLimit: config.limits.observerQueue * config.essentialOverflowFactor)
+    default:
+      role = .source
+      filter = ObserverFilter()
+      // A source only gets its welcome and errors; old errors make way for new ones.
+      queue = ObserverQueue(capacity: config.maxPendingErrors, hardLimit: config.maxPendingErrors * 2)
+    }
+    let conn = Connection(
+      wsi: wsi, serial: nextSerial, role: role, session: session, filter: filter, queue: queue,
+      openedAt: now(), peer: peer)
+    nextSerial += 1
+    connections[ObjectIdentifier(conn)] = conn
+    lws_set_opaque_user_data(wsi, Unmanaged.passUnretained(conn).toOpaque())
+    switch role {
+    case .source:
+      session.sources.append(conn)
+    case .observer:
+      session.observers.append(conn)
+      sendObserverWelcome(conn)
+    }
+    logger.info(
+      "connection open",
+      metadata: [
+        "conn": "\(conn.serial)", "role": "\(role.rawValue)", "session": "\(session.name)", "peer": "\(peer)",
+      ])
+  }
+
+  private func newSession(_ name: String) -> Session {
+    let s = Session(name: name)
+    sessions[name] = s
+    return s
+  }
+
+  private func sendObserverWelcome(_ conn: Connection) {
+    let sources = conn.session.activeSources.filter { conn.filter.wants(source: $0.info.id) }
+    let scenes = sources.compactMap { s in s.engine.sceneState.map { (source: s.info.id, state: $0) } }
+    let bytes = ServerMessage.observerWelcome(
+      session: conn.session.name, sources: sources.map(\.info), scenes: scenes, limits: config.limits,
+      serverTime: now(), headroom: headroom)
+    enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: false), to: conn)
+  }
+
+  // MARK: - Receiving
+
+  /// One complete text message from a peer.
+  func receive(_ bytes: UnsafeRawBufferPointer, from conn: Connection) {
+    conn.messagesIn += 1
+    let rt = now()
+    switch decoder.decode(bytes) {
+    case .failure(let e):
+      sendError(e, to: conn)
+    case .success(let message):
+      switch (conn.role, message) {
+      case (.source, _):
+        handleSource(message, from: conn, rt: rt)
+      case (.observer, .control(let c)):
+        handleObserverControl(c, from: conn, rt: rt)
+      case (.observer, _):
+        sendError(ProtocolError(.notAllowed, "observers may only send 'control'"), to: conn)
+      }
+    }
+  }
+
+  private func handleSource(_ message: ClientMessage, from conn: Connection, rt: Double) {
+    let state = conn.source
+    var validator = state?.validator ?? SourceValidator()
+    if let rejection = validator.accept(message) { return sendError(rejection, to: conn) }
+    state?.validator = validator
+    switch message {
+    case .hello(let hello):
+      if let state {
+        state.info.device = hello.device
+        state.info.scene = hello.scene
+        let out = state.engine.update(hello: hello)
+        broadcastSourceEvent("updated", state.info, in: conn.session)
+        deliver(out, from: conn, origin: state.origin(t: state.lastT, rt: rt))
+      } else {
+        join(conn, hello: hello, validator: validator, rt: rt)
+      }
+    case .frame(let frame):
+      guard let state else { return }
+      state.lastSeq = frame.seq
+      state.lastT = frame.t
+      state.lastRT = rt
+      state.clockOffset = rt - frame.t
+      let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
+      mirror(frame, origin: origin, in: conn.session)
+      let out = state.engine.process(frame)
+      deliver(out, from: conn, origin: origin)
+      arm(conn, state)
+    case .control(let c):
+      guard let state else { return }
+      applyControl(c, to: conn, state: state, rt: rt, requester: conn)
+    }
+  }
+
+  private func handleObserverControl(_ c: Control, from conn: Connection, rt: Double) {
+    let candidates = conn.session.sources.filter { $0.source != nil }
+    let target: Connection?
+    if let id = c.source {
+      target = candidates.first { $0.source?.info.id == id }
+    } else if candidates.count == 1 {
+      target = candidates.first
+    } else {
+      target = nil
+    }
+    guard let target, let state = target.source else {
+      let why =
+        c.source.map { "no source '\($0.prefix(64))' in this session" }
+        ?? "name the source: the session has \(candidates.count) sources"
+      return sendError(ProtocolError(.unknownSource, why), to: conn)
+    }
+    applyControl(c, to: target, state: state, rt: rt, requester: conn)
+  }
+
+  private func applyControl(
+    _ c: Control, to source: Connection, state: SourceState, rt: Double, requester: Connection
+  ) {
+    switch state.engine.control(c) {
+    case .failure(let e): sendError(e, to: requester)
+    case .success(let out):
+      deliver(out, from: source, origin: state.origin(t: state.lastT, rt: rt))
+      arm(source, state)
+    }
+  }
+
+  private func join(_ conn: Connection, hello: Hello, validator: SourceValidator, rt: Double) {
+    let session = conn.session
+    var resumed = false
+    let id: String
+    if let wanted = hello.resume, session.departed.removeValue(forKey: wanted) != nil {
+      id = wanted
+      resumed = true
+    } else {
+      id = "s\(nextSourceNumber)"
+      nextSourceNumber += 1
+    }
+    let engine: any GestureProcessor =
+      config.gestures
+      ? makeEngine(hello) : PassThroughProcessor()
+    let state = SourceState(
+      info: SourceInfo(id: id, device: hello.device, scene: hello.scene), engine: engine,
+      owner: Unmanaged.passUnretained(conn).toOpaque())
+    state.validator = validator
+    state.lastRT = rt
+    conn.source = state
+    let welcome = ServerMessage.sourceWelcome(
+      session: session.name, source: id, resumed: resumed, limits: config.limits, serverTime: rt,
+      headroom: headroom)
+    enqueue(OutgoingMessage(welcome, headroom: headroom, supersedable: false), to: conn)
+    broadcastSourceEvent(resumed ? "rejoined" : "joined", state.info, in: session)
+    if let scene = state.engine.sceneState {
+      broadcastScene(scene, origin: state.origin(t: 0, rt: rt), in: session)
+    }
+  }
+
+  // MARK: - Timers
+
+  /// Arms (or re-arms, or disarms) the source's timer for the engine's next deadline.
+  func arm(_ conn: Connection, _ state: SourceState) {
+    guard let deadline = state.engine.nextDeadline else {
+      if state.armedDeadline != nil { state.disarm() }
+      return
+    }
+    guard deadline != state.armedDeadline, let context else { return }
+    let offset = state.clockOffset ?? (state.lastRT - state.lastT)
+    let dueIn = max(0, deadline + offset - now())
+    state.armedDeadline = deadline
+    tr_timer_schedule(context, state.timer, sourceTimerFired, Int64(dueIn * 1000))
+  }
+
+  /// A source's engine deadline fell due: the event carries the deadline as its device time.
+  func timerFired(_ conn: Connection) {
+    guard let state = conn.source, let deadline = state.armedDeadline else { return }
+    state.armedDeadline = nil
+    let out = state.engine.advance(to: deadline)
+    deliver(out, from: conn, origin: state.origin(t: deadline, rt: now()))
+    arm(conn, state)
+  }
+
+  // MARK: - Fan-out
+
+  private func deliver(_ out: ProcessorOutput, from conn: Connection, origin: Origin) {
+    for e in out.errors { sendError(e, to: conn) }
+    for event in out.events {
+      var o = origin
+      o.t = event.t
+      broadcastGesture(event, origin: o, in: conn.session)
+    }
+    if let scene = out.scene { broadcastScene(scene, origin: origin, in: conn.session) }
+  }
+
+  private func mirror(_ frame: Frame, origin: Origin, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.raw && obs.filter.wants(source: origin.source) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.touches(frame, origin: origin, headroom: headroom), headroom: headroom,
+          supersedable: true)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  private func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.gesture(e, origin: origin, headroom: headroom), headroom: headroom,
+          supersedable: e.state.isSupersedable)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  private func broadcastScene(_ state: JSONValue, origin: Origin, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: origin.source) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.scene(source: origin.source, state: state, origin: origin, headroom: headroom),
+          headroom: headroom, supersedable: true)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  private func broadcastSourceEvent(_ event: String, _ info: SourceInfo, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: info.id) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  func sendError(_ e: ProtocolError, to conn: Connection) {
+    conn.errorsSent += 1
+    // Errors to a peer that does not read may be dropped (and counted), never block it.
+    let bytes = ServerMessage.error(e, headroom: headroom)
+    enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: conn.role == .source), to: conn)
+  }
+
+  private func enqueue(_ m: OutgoingMessage, to conn: Connection) {
+    guard !conn.closed, conn.pendingClose == nil else { return }
+    if conn.queue.push(m) == .overflow {
+      logger.warning(
+        "observer too slow, closing", metadata: ["conn": "\(conn.serial)", "queued": "\(conn.queue.count)"])
+      close(conn, .policyViolation, "too slow: \(conn.queue.count) undroppable messages pending", drain: false)
+      return
+    }
+    requestWrite(conn)
+  }
+
+  func requestWrite(_ conn: Connection) {
+    guard !conn.writeRequested, !conn.closed else { return }
+    conn.writeRequested = true
+    lws_callback_on_writable(conn.wsi)
+  }
+
+  /// Closes with `code` once the queue has drained (or at the next writable if `drain` is false).
+  func close(_ conn: Connection, _ code: CloseCode, _ reason: String, drain: Bool) {
+    guard !conn.closed else { return }
+    conn.pendingClose = (code, reason)
+    if !drain {
+      conn.priority.removeAll()
+      conn.queue = ObserverQueue(capacity: 1, hardLimit: 1)
+    }
+    requestWrite(conn)
+  }
+
+  // MARK: - Writing
+
+  /// LWS_CALLBACK_SERVER_WRITEABLE: at most one lws_write per call.
+  func writable(_ conn: Connection) -> Int32 {
+    conn.writeRequested = false
+    conn.inFlight = nil
+    if let m = nextMessage(conn) {
+      let n = lws_write(
+        conn.wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
+        m.payloadCount, LWS_WRITE_TEXT)
+      if n < 0 { return -1 }
+      conn.inFlight = m
+      conn.messagesOut += 1
+      if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
+      return 0
+    }
+    if let (code, reason) = conn.pendingClose {
+      var bytes = Array(reason.utf8.prefix(123))
+      lws_close_reason(conn.wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
+      return -1
+    }
+    return 0
+  }
+
+  private func nextMessage(_ conn: Connection) -> OutgoingMessage? {
+    let missed = conn.queue.takeDropped()
+    if missed > 0 {
+      // After a gap, a fresh snapshot of every scene the observer follows.
+      if conn.role == .observer {
+        for s in conn.session.activeSources where conn.filter.wants(source: s.info.id) {
+          guard let scene = s.engine.sceneState else { continue }
+          let bytes = ServerMessage.scene(
+            source: s.info.id, state: scene, origin: s.origin(t: s.lastT, rt: s.lastRT), headroom: headroom)
+          conn.priority.append(OutgoingMessage(bytes, headroom: headroom, supersedable: true))
+        }
+      }
+      return OutgoingMessage(
+        ServerMessage.dropped(count: missed, headroom: headroom), headroom: headroom, supersedable: false)
+    }
+    if !conn.priority.isEmpty { return conn.priority.removeFirst() }
+    return conn.queue.pop()
+  }
+
+  // MARK: - Closing
+
+  /// LWS_CALLBACK_CLOSED: the socket is gone; tell everyone who needs to know.
+  func closed(_ conn: Connection) {
+    guard !conn.closed else { return }
+    conn.closed = true
+    let session = conn.session
+    switch conn.role {
+    case .observer:
+      session.observers.removeAll { $0 === conn }
+    case .source:
+      session.sources.removeAll { $0 === conn }
+      if let state = conn.source {
+        state.disarm()
+        let t = state.clockOffset.map { now() - $0 } ?? state.lastT
+        let out = state.engine.cancelAll(at: max(t, state.lastT))
+        deliver(out, from: conn, origin: state.origin(t: max(t, state.lastT), rt: now()))
+        // A clean close (1000) is a goodbye; anything else may be a dropped network.
+        if conn.peerCloseCode == 1000 || stopping {
+          broadcastSourceEvent("left", state.info, in: session)
+        } else {
+          session.departed[state.info.id] = DepartedSource(
+            info: state.info, deadline: now() + config.resumeWindow * 1000)
+          armSweep()
+        }
+      }
+    }
+    logger.info(
+      "connection closed",
+      metadata: [
+        "conn": "\(conn.serial)", "role": "\(conn.role.rawValue)", "session": "\(session.name)",
+        "in": "\(conn.messagesIn)", "out": "\(conn.messagesOut)", "errors": "\(conn.errorsSent)",
+        "dropped": "\(conn.queue.totalDropped)", "peerClose": "\(conn.peerCloseCode.map(String.init) ?? "none")",
+      ])
+    conn.source = nil
+    connections[ObjectIdentifier(conn)] = nil
+    if session.isEmpty { sessions[session.name] = nil }
+    if stopping && connections.isEmpty {
+      finished = true
+      if let context { tr_timer_cancel(shutdownTimer); lws_cancel_service(context) }
+    }
+  }
+
+  private func armSweep() {
+    guard let context else { return }
+    let next = sessions.values.flatMap { $0.departed.values.map(\.deadline) }.min()
+    guard let next else { return }
+    tr_timer_schedule(context, sweepTimer, departedSweepFired, Int64(max(0, next - now()) * 1000) + 1000)
+  }
+
+  /// Departed sources whose resume window ended are gone: observers get `left`.
+  func sweepDeparted() {
+    let t = now()
+    for session in Array(sessions.values) {
+      for (id, d) in session.departed where d.deadline <= t {
+        session.departed[id] = nil
+        broadcastSourceEvent("left", d.info, in: session)
+      }
+      if session.isEmpty { sessions[session.name] = nil }
+    }
+    armSweep()
+  }
+
+  /// Called on the service thread after any `lws_cancel_service`.
+  func checkStop() {
+    guard server?.isStopRequested == true, !stopping else { return }
+    stopping = true
+    logger.info("shutting down", metadata: ["connections": "\(connections.count)"])
+    // Every WebSocket drains its queue, then gets 1001.
+    for conn in connections.values {
+      close(conn, .goingAway, "server shutting down", drain: true)
+    }
+    if connections.isEmpty {
+      finished = true
+    } else if let context {
+      tr_timer_schedule(context, shutdownTimer, shutdownDeadlineFired, Int64(config.drainTimeout * 1_000_000))
+    }
+  }
+
+  /// At the drain deadline, anything still open is cut; the loop ends right after.
+  func shutdownDeadline() {
+    if connections.isEmpty || !connections.values.contains(where: { !$0.closed }) {
+      finished = true
+      return
+    }
+    logger.warning("drain deadline passed, cutting connections", metadata: ["open": "\(connections.count)"])
+    for conn in connections.values {
+      lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    }
+    // Whatever has not closed within another moment is freed with the context.
+    finished = true
+  }
+
+  // MARK: - HTTP
+
+  func healthJSON() -> [UInt8] {
+    var w = JSONWriter()
+    let observers = sessions.values.reduce(0) { $0 + $1.observers.count }
+    let sources = sessions.values.reduce(0) { $0 + $1.sources.count }
+    w.beginObject()
+    w.key("status")
+    w.string(stopping ? "stopping" : "ok")
+    w.key("protocol")
+    w.string(protocolName)
+    w.key("uptime")
+    w.number(((now() - startedAt) / 10).rounded() / 100)
+    w.key("sessions")
+    w.int(Int64(sessions.count))
+    w.key("connections")
+    w.int(Int64(connections.count))
+    w.key("sources")
+    w.int(Int64(sources))
+    w.key("observers")
+    w.int(Int64(observers))
+    w.endObject()
+    return w.bytes
+  }
+}
+
+extension RequestTarget {
+  var sessionName: String {
+    switch self {
+    case .source(let s), .observer(let s, _): return s
+    case .healthz: return ""
+    }
+  }
+}
+
+/// lws timer callbacks: the tr_timer's owner is the unretained object that armed it.
+func sourceTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+  guard let sul, let owner = tr_timer_owner(sul) else { return }
+  let conn = Unmanaged<Connection>.fromOpaque(owner).takeUnretainedValue()
+  guard let relay = relayOf(conn.wsi) else { return }
+  relay.timerFired(conn)
+}
+
+func shutdownDeadlineFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+  guard let sul, let owner = tr_timer_owner(sul) else { return }
+  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().shutdownDeadline()
+}
+
+func departedSweepFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+  guard let sul, let owner = tr_timer_owner(sul) else { return }
+  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().sweepDeparted()
+}
+
+/// The relay a wsi belongs to, from its context's user pointer.
+func relayOf(_ wsi: OpaquePointer) -> Relay? {
+  guard let ctx = lws_get_context(wsi), let user = lws_context_user(ctx) else { return nil }
+  return Unmanaged<Relay>.fromOpaque(user).takeUnretainedValue()
+}

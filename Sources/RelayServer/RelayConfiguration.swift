@@ -1,0 +1,31 @@
+import TouchProtocol
+
+/// Everything the server can be told at start-up. Defaults are the documented ones.
+public struct RelayConfiguration: Sendable {
+  /// Address to bind: an IP address or an interface name.
+  public var host: String = "127.0.0.1"
+  /// 0 lets the system pick a free port (read it back from `RelayServer.port`).
+  public var port: Int = 8080
+  public var limits = Limits()
+  /// Run the gesture engine for every source; off, only the raw mirror is relayed.
+  public var gestures = true
+  /// Seconds of silence before the server pings, and before it hangs up.
+  public var pingInterval: UInt16 = 30
+  public var idleTimeout: UInt16 = 60
+  /// Seconds a source that dropped without a clean close may come back with `hello.resume`.
+  public var resumeWindow: Double = 10
+  /// Seconds observers get on shutdown to take their pending messages before 1001.
+  public var drainTimeout: Double = 5
+  /// Offer permessage-deflate.
+  public var compression = true
+  /// Errors queued for a source that does not read, beyond which further errors are dropped.
+  public var maxPendingErrors = 64
+  /// A queue of never-droppable messages longer than this multiple of the queue length closes
+  /// the observer (1008): the server cannot keep its promise to a peer that stopped reading.
+  public var essentialOverflowFactor = 4
+
+  /// Let libwebsockets log its warnings and notices too (with --log-level debug).
+  public var verboseLibwebsockets = false
+
+  public init() {}
+}

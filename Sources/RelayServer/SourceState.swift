@@ -1,0 +1,43 @@
+import CLibWebSockets
+import TouchProtocol
+
+/// A source connection's protocol state once it has said hello.
+final class SourceState {
+  var info: SourceInfo
+  var validator = SourceValidator()
+  var engine: any GestureProcessor
+  /// Server ms minus device ms on the latest frame: maps engine deadlines to server time.
+  var clockOffset: Double?
+  var lastSeq: Int64 = 0
+  var lastT: Double = 0
+  var lastRT: Double = 0
+  /// The device time the lws timer is armed for, if any.
+  var armedDeadline: Double?
+  /// Owned here; the lws scheduler links it while armed.
+  let timer: UnsafeMutablePointer<tr_timer>
+
+  init(info: SourceInfo, engine: any GestureProcessor, owner: UnsafeMutableRawPointer) {
+    self.info = info
+    self.engine = engine
+    timer = .allocate(capacity: 1)
+    timer.initialize(to: tr_timer())
+    timer.pointee.owner = owner
+  }
+
+  /// The origin stamped on messages caused by this source without a new frame.
+  func origin(t: Double, rt: Double) -> Origin {
+    Origin(source: info.id, seq: lastSeq, t: t, rt: rt)
+  }
+
+  /// Disarms the timer; must run before the state is released.
+  func disarm() {
+    tr_timer_cancel(timer)
+    armedDeadline = nil
+  }
+
+  deinit {
+    tr_timer_cancel(timer)
+    timer.deinitialize(count: 1)
+    timer.deallocate()
+  }
+}
