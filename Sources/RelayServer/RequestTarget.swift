@@ -59,8 +59,6 @@ struct ObserverFilter: Equatable {
           set.insert(g)
         }
         f.gestures = set
-      case "token":
-        continue
       default:
         return .failure(.badRequest("unknown query parameter '\(name.prefix(32))'"))
       }
