@@ -1,1 +1,0 @@
-// The engine lands with the gesture engine issue.

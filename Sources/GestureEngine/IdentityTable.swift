@@ -1,0 +1,111 @@
+import TouchProtocol
+
+/// The fingers that are down, keyed by touch id and kept in landing order. A finger that
+/// lifts is forgotten alone; every multi-touch computation reads fingers by id, never by
+/// their position in a frame's array.
+struct IdentityTable: Sendable {
+  /// Landing order: rotation follows the first two fingers still down.
+  private(set) var fingers: [Finger] = []
+  /// Touches refused by the finger limit: their later phases are dropped silently.
+  private var ignored: Set<Int64> = []
+  /// Ids already reported as unknown, so the source hears about each only once.
+  private var reportedUnknown: Set<Int64> = []
+  /// Phases received for ids that were not down (diagnostics).
+  private(set) var unknownTouchCount = 0
+  /// Bounds the memory a misbehaving client can make us spend on remembered ids.
+  static let rememberedIDLimit = 1024
+
+  var count: Int { fingers.count }
+  var isEmpty: Bool { fingers.isEmpty }
+
+  func index(of id: Int64) -> Int? { fingers.firstIndex { $0.id == id } }
+  func finger(_ id: Int64) -> Finger? { index(of: id).map { fingers[$0] } }
+
+  /// Sorts a frame's touches into a plan and applies the identity rules: unknown ids,
+  /// re-began ids, missing touches and the finger limit.
+  mutating func plan(_ frame: Frame, maxFingers: Int) -> FramePlan {
+    var plan = FramePlan()
+    for p in frame.touches {
+      let down = index(of: p.id) != nil
+      switch p.phase {
+      case .began:
+        // A began for a finger that is down means the client lost its end: cancel + begin.
+        if down { plan.cancels.append(p.id) }
+        ignored.remove(p.id)
+        plan.begins.append(p)
+      case .moved, .stationary, .ended, .cancelled:
+        if down {
+          if p.phase == .cancelled {
+            plan.cancels.append(p.id)
+          } else {
+            plan.updates.append(p)
+            if p.phase == .ended { plan.ends.append(p.id) }
+          }
+        } else if ignored.contains(p.id) {
+          if p.phase.isTerminal { ignored.remove(p.id) }
+        } else {
+          unknownTouchCount += 1
+          if !reportedUnknown.contains(p.id) {
+            if reportedUnknown.count >= Self.rememberedIDLimit { reportedUnknown.removeAll() }
+            reportedUnknown.insert(p.id)
+            plan.errors.append(
+              ProtocolError(
+                .unknownTouch, "touch \(p.id) is not down; its '\(p.phase.rawValue)' is ignored",
+                seq: frame.seq))
+          }
+        }
+      }
+    }
+    // The protocol lists every finger that is down in every frame; a missing one was lost.
+    for f in fingers where !frame.touches.contains(where: { $0.id == f.id }) {
+      plan.cancels.append(f.id)
+    }
+    if !ignored.isEmpty {
+      ignored = ignored.filter { id in frame.touches.contains { $0.id == id } }
+    }
+    var downAfter = fingers.count - plan.cancels.count - plan.ends.count
+    var accepted: [TouchPoint] = []
+    for p in plan.begins {
+      if downAfter < maxFingers {
+        accepted.append(p)
+        downAfter += 1
+      } else {
+        if ignored.count < Self.rememberedIDLimit { ignored.insert(p.id) }
+        plan.errors.append(
+          ProtocolError(
+            .tooManyFingers, "touch \(p.id) is ignored: at most \(maxFingers) fingers may be down",
+            seq: frame.seq))
+      }
+    }
+    plan.begins = accepted
+    return plan
+  }
+
+  mutating func add(_ p: TouchPoint, t: Double, regions: [String], window: Double) {
+    fingers.append(Finger(id: p.id, x: p.x, y: p.y, t: t, regions: regions, window: window))
+  }
+
+  /// Moves a finger; returns true when its position changed.
+  @discardableResult
+  mutating func update(_ p: TouchPoint, t: Double) -> Bool {
+    guard let i = index(of: p.id) else { return false }
+    let changed = fingers[i].x != p.x || fingers[i].y != p.y
+    fingers[i].x = p.x
+    fingers[i].y = p.y
+    fingers[i].t = t
+    fingers[i].track.add(t: t, x: p.x, y: p.y)
+    return changed
+  }
+
+  @discardableResult
+  mutating func remove(_ id: Int64) -> Finger? {
+    guard let i = index(of: id) else { return nil }
+    return fingers.remove(at: i)
+  }
+
+  /// Forgets every finger (the connection is closing).
+  mutating func removeAll() {
+    fingers.removeAll()
+    ignored.removeAll()
+  }
+}

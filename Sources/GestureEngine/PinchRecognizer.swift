@@ -1,0 +1,98 @@
+import TouchProtocol
+
+/// Two or more fingers spreading or closing. `scale` is the finger spread now over the
+/// spread when the second finger landed. When a finger joins or leaves, the baseline is
+/// re-based on the new set so the scale goes on from where it was; with one finger left
+/// the pinch stays active, frozen, and resumes when a finger lands again (article 004's
+/// shortcut of forgetting both fingers is what this avoids). It ends when every finger is up.
+struct PinchRecognizer: Sendable {
+  private(set) var state: RecognizerState = .failed
+  private var gestureID = 0
+  private var hasBaseline = false
+  private var spreadBase = 0.0
+  private var scaleBase = 1.0
+  private(set) var scale = 1.0
+  private var track = VelocityTracker(window: 100)
+  private var lastX = 0.0
+  private var lastY = 0.0
+
+  mutating func sequenceBegan(ctx: GestureContext) {
+    state = ctx.enabled(.pinch) ? .possible : .failed
+    hasBaseline = false
+    scale = 1
+    scaleBase = 1
+    track = VelocityTracker(window: ctx.settings.velocityWindow)
+  }
+
+  mutating func membershipChanged(t: Double, ctx: GestureContext) {
+    guard ctx.table.count >= 2 else { return }
+    if !hasBaseline { track.add(t: t, x: 1, y: 0) }
+    hasBaseline = true
+    spreadBase = Geometry.spread(ctx.table.fingers)
+    scaleBase = scale
+  }
+
+  /// Updates the scale; returns true when the pinch wants to begin now.
+  mutating func moved(t: Double, allowed: Bool, ctx: inout GestureContext) -> Bool {
+    guard hasBaseline, ctx.table.count >= 2, state == .possible || state.isActive else { return false }
+    let spread = Geometry.spread(ctx.table.fingers)
+    guard spreadBase > 1e-9 else {
+      // Fingers landed on one spot: a ratio needs a non-zero base, so take this one.
+      spreadBase = spread
+      scaleBase = scale
+      return false
+    }
+    let next = scaleBase * spread / spreadBase
+    let changed = next != scale
+    scale = next
+    track.add(t: t, x: next, y: 0)
+    if state == .possible {
+      return allowed && abs(spread - spreadBase) > ctx.settings.pinchThreshold
+    }
+    if changed {
+      state = .changed
+      report(.changed, t: t, ctx: &ctx)
+    }
+    return false
+  }
+
+  mutating func begin(at t: Double, ctx: inout GestureContext) {
+    state = .began
+    gestureID = ctx.log.nextID()
+    report(.began, t: t, ctx: &ctx)
+  }
+
+  mutating func finish(at t: Double, ctx: inout GestureContext) {
+    if state.isActive {
+      state = .ended
+      report(.ended, t: t, ctx: &ctx)
+    } else if state == .possible {
+      state = .failed
+    }
+  }
+
+  mutating func cancel(at t: Double, ctx: inout GestureContext) {
+    if state.isActive {
+      state = .cancelled
+      var e = ctx.event(
+        gestureID, .pinch, .cancelled, t: t, x: lastX, y: lastY, touches: ctx.table.count,
+        fingers: ctx.currentFingers())
+      e.scale = scale
+      e.rate = track.perMillisecond.x * 1000
+      ctx.log.emit(e)
+    } else if state == .possible {
+      state = .failed
+    }
+  }
+
+  private mutating func report(_ s: GestureState, t: Double, ctx: inout GestureContext) {
+    let c = Geometry.centroid(ctx.table.fingers)
+    lastX = c.x
+    lastY = c.y
+    var e = ctx.event(
+      gestureID, .pinch, s, t: t, x: c.x, y: c.y, touches: ctx.table.count, fingers: ctx.currentFingers())
+    e.scale = scale
+    e.rate = track.perMillisecond.x * 1000
+    ctx.log.emit(e)
+  }
+}

@@ -1,0 +1,100 @@
+import TouchProtocol
+
+/// The turn of the line through the first two fingers still down, in radians since the
+/// second finger landed. Clockwise on screen is positive (y grows downward) and the angle is
+/// unwrapped from frame to frame, so a 270 degree turn reports 3pi/2 with no jump at +-pi.
+/// When the pair changes (a finger of it lifts), the new pair is the baseline and the
+/// rotation goes on from where it was. Like the pinch, it survives a lifted finger.
+struct RotationRecognizer: Sendable {
+  private(set) var state: RecognizerState = .failed
+  private var gestureID = 0
+  private var pair: (Int64, Int64)?
+  private var lastAngle = 0.0
+  private(set) var rotation = 0.0
+  private var track = VelocityTracker(window: 100)
+  private var lastX = 0.0
+  private var lastY = 0.0
+
+  mutating func sequenceBegan(ctx: GestureContext) {
+    state = ctx.enabled(.rotation) ? .possible : .failed
+    pair = nil
+    rotation = 0
+    track = VelocityTracker(window: ctx.settings.velocityWindow)
+  }
+
+  mutating func membershipChanged(t: Double, ctx: GestureContext) {
+    let fingers = ctx.table.fingers
+    guard fingers.count >= 2 else {
+      pair = nil
+      return
+    }
+    let next = (fingers[0].id, fingers[1].id)
+    if let p = pair, p == next { return }
+    if pair == nil && track.samples.isEmpty { track.add(t: t, x: 0, y: 0) }
+    pair = next
+    lastAngle = angle(fingers[0], fingers[1])
+  }
+
+  /// Updates the rotation; returns true when the rotation wants to begin now.
+  mutating func moved(t: Double, allowed: Bool, ctx: inout GestureContext) -> Bool {
+    guard let p = pair, state == .possible || state.isActive,
+      let a = ctx.table.finger(p.0), let b = ctx.table.finger(p.1)
+    else { return false }
+    let now = angle(a, b)
+    let delta = Geometry.wrap(now - lastAngle)
+    lastAngle = now
+    rotation += delta
+    track.add(t: t, x: rotation, y: 0)
+    if state == .possible {
+      return allowed && abs(rotation) > ctx.settings.rotationThreshold
+    }
+    if delta != 0 {
+      state = .changed
+      report(.changed, t: t, ctx: &ctx)
+    }
+    return false
+  }
+
+  mutating func begin(at t: Double, ctx: inout GestureContext) {
+    state = .began
+    gestureID = ctx.log.nextID()
+    report(.began, t: t, ctx: &ctx)
+  }
+
+  mutating func finish(at t: Double, ctx: inout GestureContext) {
+    if state.isActive {
+      state = .ended
+      report(.ended, t: t, ctx: &ctx)
+    } else if state == .possible {
+      state = .failed
+    }
+  }
+
+  mutating func cancel(at t: Double, ctx: inout GestureContext) {
+    if state.isActive {
+      state = .cancelled
+      var e = ctx.event(
+        gestureID, .rotation, .cancelled, t: t, x: lastX, y: lastY, touches: ctx.table.count,
+        fingers: ctx.currentFingers())
+      e.rotation = rotation
+      e.rate = track.perMillisecond.x * 1000
+      ctx.log.emit(e)
+    } else if state == .possible {
+      state = .failed
+    }
+  }
+
+  private func angle(_ a: Finger, _ b: Finger) -> Double { Geometry.angle(b.x - a.x, b.y - a.y) }
+
+  private mutating func report(_ s: GestureState, t: Double, ctx: inout GestureContext) {
+    let c = Geometry.centroid(ctx.table.fingers)
+    lastX = c.x
+    lastY = c.y
+    var e = ctx.event(
+      gestureID, .rotation, s, t: t, x: c.x, y: c.y, touches: ctx.table.count,
+      fingers: ctx.currentFingers())
+    e.rotation = rotation
+    e.rate = track.perMillisecond.x * 1000
+    ctx.log.emit(e)
+  }
+}

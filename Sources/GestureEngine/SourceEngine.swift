@@ -1,0 +1,126 @@
+import TouchProtocol
+
+/// The gesture engine of one source connection: frames and timer ticks in, gesture events,
+/// errors for the source and scene state out. Pure: no I/O, no clock (time is the frame's
+/// `t`, device milliseconds), so the same input always gives the same output.
+public struct SourceEngine: Sendable {
+  public static let sceneNames: [String] = ActiveScene.names
+
+  private var arena: GestureArena
+  private var scene: ActiveScene?
+  private var hello: Hello
+  private let serverMaxFingers: Int
+
+  /// `maxFingers` is the server's limit; `hello.config.maxFingers` may lower it.
+  public init(hello: Hello, maxFingers: Int) {
+    self.hello = hello
+    serverMaxFingers = max(1, maxFingers)
+    let scene = ActiveScene(
+      name: hello.scene, device: hello.device,
+      regions: Self.regions(for: hello, sceneName: hello.scene))
+    self.scene = scene
+    arena = GestureArena(
+      settings: GestureSettings(config: hello.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2),
+      regions: RegionMap(regions: Self.regions(for: hello, sceneName: scene?.name)))
+    arena.ctx.log.recordsFingers = scene != nil
+  }
+
+  /// "flatcube", "zoom", "sketch", or nil when the source runs no (known) scene.
+  public var sceneName: String? { scene?.name }
+
+  /// The scene's state now, for an observer's `welcome`.
+  public var sceneState: JSONValue? { scene?.state }
+
+  /// The earliest pending timer (device ms), nil if none.
+  public var nextDeadline: Double? { arena.nextDeadline }
+
+  /// Touches sent but ignored because their id was not down (diagnostics).
+  public var unknownTouchCount: Int { arena.ctx.table.unknownTouchCount }
+
+  /// Fingers down now.
+  public var fingersDown: Int { arena.fingerCount }
+
+  private var maxFingers: Int {
+    min(serverMaxFingers, max(1, hello.config?.maxFingers ?? serverMaxFingers))
+  }
+
+  /// The regions hit-testing uses: the source's own, or flatcube's default layout.
+  private static func regions(for hello: Hello, sceneName: String?) -> [Region] {
+    if let r = hello.regions { return r }
+    if sceneName == FlatCubeScene.name { return FlatCubeScene.defaultRegions(hello.device) }
+    return []
+  }
+
+  /// A repeated hello: new surface, regions, config or scene. Regions apply at once; config
+  /// from the next touch sequence; a different scene starts fresh.
+  public mutating func update(hello next: Hello) -> EngineOutput {
+    var out = EngineOutput()
+    let sceneChanged = next.scene != hello.scene
+    hello = next
+    if sceneChanged {
+      scene = ActiveScene(
+        name: next.scene, device: next.device, regions: Self.regions(for: next, sceneName: next.scene))
+      arena.ctx.log.recordsFingers = scene != nil
+      out.scene = scene?.state
+    }
+    let regions = Self.regions(for: next, sceneName: scene?.name)
+    arena.ctx.regions = RegionMap(regions: regions)
+    if !sceneChanged, scene?.update(device: next.device, regions: regions) == true {
+      out.scene = scene?.state
+    }
+    if let name = next.scene, scene == nil {
+      out.errors.append(
+        ProtocolError(
+          .unknownScene, "unknown scene '\(name.prefix(64))'; scenes are \(Self.sceneNames.joined(separator: ", "))"))
+    }
+    arena.update(
+      settings: GestureSettings(config: next.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2))
+    return out
+  }
+
+  /// Runs one frame. Timers due before `frame.t` fire first, with their own deadlines as
+  /// times; a timer due exactly at `frame.t` waits for `advance`, after the frame.
+  public mutating func process(_ frame: Frame) -> EngineOutput {
+    arena.fireTimers(until: frame.t, inclusive: false)
+    let plan = arena.ctx.table.plan(frame, maxFingers: maxFingers)
+    arena.apply(plan, t: frame.t)
+    var out = drain()
+    out.errors = plan.errors
+    return out
+  }
+
+  /// Fires the timers due at or before `t`; each event's `t` is its timer's deadline.
+  public mutating func advance(to t: Double) -> EngineOutput {
+    arena.fireTimers(until: t, inclusive: true)
+    return drain()
+  }
+
+  /// The connection is closing: every active gesture is `cancelled`. Fingers still down never
+  /// become taps; a tap sequence that already completed and only waited for a next tap is
+  /// reported, since it happened.
+  public mutating func cancelAll(at t: Double) -> EngineOutput {
+    arena.cancelAll(at: t)
+    return drain()
+  }
+
+  /// A scene control: `recognizeAny` (flatcube), action `reset` (flatcube, zoom), `clear` and
+  /// `delete` (sketch).
+  public mutating func control(_ c: Control) -> Result<EngineOutput, ProtocolError> {
+    guard scene != nil else {
+      return .failure(ProtocolError(.unknownScene, "this source runs no scene"))
+    }
+    return scene!.control(c).map { changed in EngineOutput(scene: changed ? scene?.state : nil) }
+  }
+
+  private mutating func drain() -> EngineOutput {
+    let notes = arena.ctx.log.drain()
+    var out = EngineOutput()
+    for n in notes {
+      if case .gesture(let e) = n { out.events.append(e) }
+    }
+    if scene != nil, !notes.isEmpty, scene!.consume(notes, deferredTaps: arena.ctx.settings.deferredTaps) {
+      out.scene = scene!.state
+    }
+    return out
+  }
+}
