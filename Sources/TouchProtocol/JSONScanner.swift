@@ -69,7 +69,7 @@ struct JSONScanner {
     case UInt8(ascii: "n"): return .null
     case UInt8(ascii: "N"), UInt8(ascii: "I"): return .nonFinite
     case UInt8(ascii: "-"):
-      if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "I") { return .nonFinite }
+      if index + 1 < bytes.count, isAlpha(bytes[index + 1]) { return .nonFinite }
       return .number
     case UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
     default: return .invalid
@@ -232,7 +232,7 @@ struct JSONScanner {
     skipWhitespace()
     let start = index
     if peek() == UInt8(ascii: "-") { index += 1 }
-    if index < bytes.count, bytes[index] == UInt8(ascii: "I") {
+    if index < bytes.count, isAlpha(bytes[index]) {
       index = start
       try skipNonFinite()
     }

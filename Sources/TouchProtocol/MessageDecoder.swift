@@ -37,6 +37,9 @@ public struct MessageDecoder: Sendable {
         return .failure(ProtocolError(.badJSON, "JSON nested deeper than \(limits.maxDepth) levels"))
       }
     }
+    if fields.typeIsNotAString {
+      return .failure(ProtocolError(.wrongType, "'type' must be a string"))
+    }
     guard let type = fields.type else {
       return .failure(ProtocolError(.missingField, "missing field 'type'"))
     }
@@ -59,6 +62,7 @@ private struct FrameFields {
   var touches: [TouchPoint]?
   var deferred: ProtocolError?
   var touchCount = 0
+  var typeIsNotAString = false
 
   mutating func defer_(_ e: ProtocolError) {
     if deferred == nil { deferred = e }
@@ -70,8 +74,7 @@ private struct FrameFields {
     if s.equals(key, "type") {
       guard s.peekKind() == .string else {
         try s.skipValue(depth: 1)
-        defer_(ProtocolError(.wrongType, "'type' must be a string"))
-        type = "\u{0}"
+        typeIsNotAString = true
         return
       }
       type = s.string(try s.readString())
@@ -99,6 +102,8 @@ private struct FrameFields {
         if let p = try touch(&s, i) { list.append(p) }
       }
       if touchCount > limits.maxTouchesPerFrame {
+        // The count is the clearest complaint about an oversized array, whatever is inside.
+        deferred = nil
         defer_(
           ProtocolError(
             .tooManyTouches, "a frame may list at most \(limits.maxTouchesPerFrame) touches; got \(touchCount)"

@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import RelayServer
+import Testing
+import TouchProtocol
+import TouchRelayClient
+
+/// A real server on a free loopback port, in this process, stopped with `stop()`.
+final class TestRelay: Sendable {
+  let server: RelayServer
+  let port: Int
+
+  init(_ configure: (inout RelayConfiguration) -> Void = { _ in }) throws {
+    var config = RelayConfiguration()
+    config.host = "127.0.0.1"
+    config.port = 0
+    config.drainTimeout = 1
+    configure(&config)
+    var logger = Logger(label: "test-relay")
+    logger.logLevel = .error
+    server = RelayServer(configuration: config, logger: logger)
+    port = try server.start()
+  }
+
+  func stop() { server.stop() }
+
+  var base: String { "ws://127.0.0.1:\(port)" }
+
+  func url(_ path: String) -> String { base + path }
+
+  /// A source that has said hello and got its welcome; returns its id too.
+  func source(
+    _ session: String, name: String = "Test phone", hello: String? = nil,
+    configuration: WebSocketConfiguration = .init()
+  ) async throws -> (WebSocketConnection, String) {
+    let ws = try await WebSocketConnection.connect(url("/v1/source/\(session)"), configuration: configuration)
+    try await ws.send(
+      text: hello ?? #"{"type":"hello","device":{"name":"\#(name)","width":400,"height":800}}"#)
+    let welcome = try await ws.nextJSON(type: "welcome")
+    let id = try #require(welcome["source"]?.stringValue)
+    return (ws, id)
+  }
+
+  /// An observer connected and past its welcome, which is returned.
+  func observer(
+    _ session: String, query: String = "", configuration: WebSocketConfiguration = .init()
+  ) async throws -> (WebSocketConnection, JSONValue) {
+    let q = query.isEmpty ? "" : "?" + query
+    let ws = try await WebSocketConnection.connect(url("/v1/observe/\(session)\(q)"), configuration: configuration)
+    let welcome = try await ws.nextJSON(type: "welcome")
+    return (ws, welcome)
+  }
+
+  func health() async throws -> JSONValue {
+    let r = try await HTTPClient.get("http://127.0.0.1:\(port)/healthz")
+    #expect(r.status == 200)
+    return try JSONValue.parse(r.text)
+  }
+}
+
+/// A frame as JSON text; touches are (id, phase, x, y).
+func frameText(_ seq: Int, t: Double, _ touches: [(Int, String, Double, Double)]) -> String {
+  let list = touches.map { #"{"id":\#($0.0),"phase":"\#($0.1)","x":\#($0.2),"y":\#($0.3)}"# }
+  return #"{"type":"frame","seq":\#(seq),"t":\#(t),"touches":[\#(list.joined(separator: ","))]}"#
+}
+
+extension WebSocketConnection {
+  /// The next `error` message's code.
+  func nextErrorCode(timeout: Duration = .seconds(5)) async throws -> String? {
+    try await nextJSON(type: "error", timeout: timeout)["code"]?.stringValue
+  }
+
+  /// Closes without a close frame, as a dropped network would.
+  func drop() async throws {
+    try await channel.close()
+  }
+}

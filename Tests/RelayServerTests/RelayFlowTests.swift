@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import TouchProtocol
+import TouchRelayClient
+
+/// A source's frames reach the session's observers, and only them, as a user would check
+/// with two screens watching one phone.
+@Suite struct RelayFlowTests {
+  @Test func framesReachEveryObserverOfTheSessionInOrderAndNoOtherSession() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (a, _) = try await relay.observer("room", query: "raw=1")
+    let (b, _) = try await relay.observer("room", query: "raw=1")
+    let (other, _) = try await relay.observer("elsewhere", query: "raw=1")
+    let (src, id) = try await relay.source("room")
+    for seq in 1...50 {
+      let phase = seq == 1 ? "began" : "moved"
+      try await src.send(text: frameText(seq, t: Double(seq) * 16, [(1, phase, Double(seq), 2)]))
+    }
+    for obs in [a, b] {
+      let joined = try await obs.nextJSON(type: "source")
+      #expect(joined["event"]?.stringValue == "joined")
+      #expect(joined["source"]?.stringValue == id)
+      for seq in 1...50 {
+        let m = try await obs.nextJSON(type: "touches")
+        #expect(m["seq"]?.intValue == seq)
+        #expect(m["source"]?.stringValue == id)
+        #expect(m["t"]?.doubleValue == Double(seq) * 16)
+        #expect(m["rt"]?.doubleValue != nil)
+        #expect(m["touches"]?[0]?["x"]?.doubleValue == Double(seq))
+      }
+    }
+    let leaked = try await other.receiveAll(for: .milliseconds(300))
+    #expect(leaked.isEmpty, "another session's observer got \(leaked)")
+  }
+
+  @Test func rawMirrorOnlyGoesToObserversThatAskedForIt() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (plain, _) = try await relay.observer("s")
+    let (raw, _) = try await relay.observer("s", query: "raw=1")
+    let (src, _) = try await relay.source("s")
+    try await src.send(text: frameText(1, t: 0, [(1, "began", 5, 5)]))
+    try await src.send(text: frameText(2, t: 10, []))
+    #expect(try await raw.nextJSON(type: "touches")["seq"]?.intValue == 1)
+    #expect(try await plain.nextJSON(type: "source")["event"]?.stringValue == "joined")
+    let rest = try await plain.receiveAll(for: .milliseconds(300))
+    #expect(!rest.contains { $0.text?.contains(#""type":"touches""#) == true })
+  }
+
+  @Test func sourceFilterNarrowsWhatAnObserverGets() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (s1, id1) = try await relay.source("f", name: "one")
+    let (s2, id2) = try await relay.source("f", name: "two")
+    let (only2, welcome) = try await relay.observer("f", query: "raw=1&source=\(id2)")
+    #expect(welcome["sources"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [id2])
+    try await s1.send(text: frameText(1, t: 0, [(1, "began", 1, 1)]))
+    try await s2.send(text: frameText(1, t: 0, [(1, "began", 2, 2)]))
+    let m = try await only2.nextJSON(type: "touches")
+    #expect(m["source"]?.stringValue == id2)
+    let rest = try await only2.receiveAll(for: .milliseconds(200))
+    #expect(!rest.contains { $0.text?.contains(id1) == true })
+  }
+
+  @Test func joinedAndLeftNoticesAndALateObserversWelcome() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (watcher, first) = try await relay.observer("j")
+    #expect(first["sources"]?.arrayValue == [])
+    #expect(first["protocol"]?.stringValue == "touchrelay.v1")
+    #expect(first["limits"]?["maxMessageBytes"]?.intValue == 65536)
+    let (phone, id) = try await relay.source("j", name: "Pixel 8")
+    let joined = try await watcher.nextJSON(type: "source")
+    #expect(joined["event"]?.stringValue == "joined")
+    #expect(joined["device"]?["name"]?.stringValue == "Pixel 8")
+    #expect(joined["device"]?["width"]?.doubleValue == 400)
+
+    let (_, late) = try await relay.observer("j")
+    let listed = try #require(late["sources"]?.arrayValue)
+    #expect(listed.count == 1)
+    #expect(listed.first?["id"]?.stringValue == id)
+    #expect(listed.first?["device"]?["name"]?.stringValue == "Pixel 8")
+
+    await phone.close()
+    let left = try await watcher.nextJSON(type: "source")
+    #expect(left["event"]?.stringValue == "left")
+    #expect(left["source"]?.stringValue == id)
+  }
+
+  @Test func aRepeatedHelloUpdatesTheDevice() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (watcher, _) = try await relay.observer("rot")
+    let (phone, _) = try await relay.source("rot")
+    _ = try await watcher.nextJSON(type: "source")
+    try await phone.send(text: #"{"type":"hello","device":{"name":"Test phone","width":800,"height":400}}"#)
+    let updated = try await watcher.nextJSON(type: "source")
+    #expect(updated["event"]?.stringValue == "updated")
+    #expect(updated["device"]?["width"]?.doubleValue == 800)
+  }
+
+  @Test func aDroppedSourceMayResumeItsIdWithinTheWindow() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (watcher, _) = try await relay.observer("r")
+    let (phone, id) = try await relay.source("r")
+    _ = try await watcher.nextJSON(type: "source")
+    try await phone.drop()
+    try await Task.sleep(for: .milliseconds(200))
+    let (again, newID) = try await relay.source(
+      "r", hello: #"{"type":"hello","device":{"name":"Test phone","width":400,"height":800},"resume":"\#(id)"}"#)
+    #expect(newID == id)
+    let notice = try await watcher.nextJSON(type: "source")
+    #expect(notice["event"]?.stringValue == "rejoined")
+    #expect(notice["source"]?.stringValue == id)
+    // A resume of an id that is not departed gets a fresh id.
+    let (_, other) = try await relay.source(
+      "r", hello: #"{"type":"hello","device":{"name":"x","width":1,"height":1},"resume":"s999"}"#)
+    #expect(other != id && other != "s999")
+    await again.close()
+  }
+
+  @Test func aDroppedSourceIsLeftAfterTheWindow() async throws {
+    let relay = try TestRelay { $0.resumeWindow = 0.3 }
+    defer { relay.stop() }
+    let (watcher, _) = try await relay.observer("w")
+    let (phone, id) = try await relay.source("w")
+    _ = try await watcher.nextJSON(type: "source")
+    try await phone.drop()
+    let left = try await watcher.nextJSON(type: "source", timeout: .seconds(5))
+    #expect(left["event"]?.stringValue == "left")
+    #expect(left["source"]?.stringValue == id)
+  }
+
+  @Test func subprotocolIsOptionalAndEchoedWhenAsked() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let asked = try await WebSocketConnection.connect(relay.url("/v1/observe/p"))
+    #expect(asked.negotiatedProtocol == "touchrelay.v1")
+    let none = try await WebSocketConnection.connect(
+      relay.url("/v1/observe/p"), configuration: .subprotocols([]))
+    #expect(try await none.nextJSON(type: "welcome")["role"]?.stringValue == "observer")
+  }
+
+  @Test func healthzCountsSessionsAndConnections() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let empty = try await relay.health()
+    #expect(empty["status"]?.stringValue == "ok")
+    #expect(empty["sessions"]?.intValue == 0)
+    let (_, _) = try await relay.observer("h1")
+    let (_, _) = try await relay.source("h2")
+    let busy = try await relay.health()
+    #expect(busy["sessions"]?.intValue == 2)
+    #expect(busy["connections"]?.intValue == 2)
+    #expect(busy["sources"]?.intValue == 1)
+    #expect(busy["observers"]?.intValue == 1)
+    #expect(busy["uptime"]?.doubleValue != nil)
+  }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import TouchProtocol
+
+@Suite struct JSONWriterTests {
+  func parse(_ bytes: [UInt8]) throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+  }
+
+  @Test func escapesStringsSoAnyParserReadsThemBack() throws {
+    let nasty = "quote\" backslash\\ newline\n tab\t bell\u{07} emoji😀 nul\u{0}"
+    var w = JSONWriter()
+    w.beginObject()
+    w.key("s")
+    w.string(nasty)
+    w.endObject()
+    let obj = try parse(w.bytes) as? [String: Any]
+    #expect(obj?["s"] as? String == nasty)
+  }
+
+  @Test func numbersRoundTrip() throws {
+    for v in [0.0, -0.5, 1e-7, 123456.789, 1e300, -2.0, 9_007_199_254_740_991, 0.1 + 0.2] {
+      var w = JSONWriter()
+      w.number(v)
+      #expect(Double(String(decoding: w.bytes, as: UTF8.self)) == v, "\(v)")
+      #expect(try parse(w.bytes) is NSNumber)
+    }
+    var w = JSONWriter()
+    w.beginArray()
+    w.int(Int64.min)
+    w.int(Int64.max)
+    w.number(.nan)
+    w.endArray()
+    #expect(String(decoding: w.bytes, as: UTF8.self) == "[-9223372036854775808,9223372036854775807,null]")
+  }
+
+  @Test func headroomIsReservedInFront() {
+    var w = JSONWriter(headroom: 16)
+    w.beginObject()
+    w.endObject()
+    #expect(w.bytes.count == 18)
+    #expect(w.bytes.prefix(16).allSatisfy { $0 == 0 })
+    #expect(w.bytes.suffix(2) == [UInt8(ascii: "{"), UInt8(ascii: "}")])
+  }
+
+  @Test func touchesMessageMirrorsTheFrame() throws {
+    let frame = Frame(seq: 7, t: 18234.5, touches: [TouchPoint(id: 1, phase: .began, x: 120.5, y: 210, force: 0.5)])
+    let bytes = ServerMessage.touches(frame, origin: Origin(source: "s1", seq: 7, t: 18234.5, rt: 99.25))
+    let obj = try #require(try parse(bytes) as? [String: Any])
+    #expect(obj["type"] as? String == "touches")
+    #expect(obj["source"] as? String == "s1")
+    #expect(obj["seq"] as? Int == 7)
+    #expect(obj["rt"] as? Double == 99.25)
+    let touch = try #require((obj["touches"] as? [[String: Any]])?.first)
+    #expect(touch["phase"] as? String == "began")
+    #expect(touch["x"] as? Double == 120.5)
+    #expect(touch["force"] as? Double == 0.5)
+    #expect(touch["radiusX"] == nil)
+  }
+
+  @Test func sceneStatesEncodeInTheirOwnOrder() {
+    var w = JSONWriter()
+    w.value(.object([("scene", .string("flatcube")), ("counters", .object([("red", .number(2)), ("yellow", .number(0))])), ("recognizeAny", .bool(false))]))
+    #expect(String(decoding: w.bytes, as: UTF8.self) == #"{"scene":"flatcube","counters":{"red":2,"yellow":0},"recognizeAny":false}"#)
+  }
+}
