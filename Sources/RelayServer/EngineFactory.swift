@@ -1,4 +1,8 @@
 import TouchProtocol
 
-// Until the gesture engine lands, every source runs the pass-through.
-func makeEngine(_ hello: Hello) -> any GestureProcessor { PassThroughProcessor() }
+extension RelayConfiguration {
+  /// A source's gesture processor: the engine, or the pass-through with `--no-gestures`.
+  func makeProcessor(for hello: Hello) -> any GestureProcessor {
+    gestures ? EngineProcessor(hello: hello, maxFingers: limits.maxFingers) : PassThroughProcessor()
+  }
+}

@@ -201,9 +201,7 @@ final class Relay {
       id = "s\(nextSourceNumber)"
       nextSourceNumber += 1
     }
-    let engine: any GestureProcessor =
-      config.gestures
-      ? makeEngine(hello) : PassThroughProcessor()
+    let engine = config.makeProcessor(for: hello)
     let state = SourceState(
       info: SourceInfo(id: id, device: hello.device, scene: hello.scene), engine: engine,
       owner: Unmanaged.passUnretained(conn).toOpaque())
@@ -216,7 +214,7 @@ final class Relay {
     enqueue(OutgoingMessage(welcome, headroom: headroom, supersedable: false), to: conn)
     broadcastSourceEvent(resumed ? "rejoined" : "joined", state.info, in: session)
     if let scene = state.engine.sceneState {
-      broadcastScene(scene, origin: state.origin(t: 0, rt: rt), in: session)
+      broadcastScene(scene, source: id, origin: nil, in: session)
     }
   }
 
@@ -253,7 +251,7 @@ final class Relay {
       o.t = event.t
       broadcastGesture(event, origin: o, in: conn.session)
     }
-    if let scene = out.scene { broadcastScene(scene, origin: origin, in: conn.session) }
+    if let scene = out.scene { broadcastScene(scene, source: origin.source, origin: origin, in: conn.session) }
   }
 
   private func mirror(_ frame: Frame, origin: Origin, in session: Session) {
@@ -282,13 +280,14 @@ final class Relay {
     }
   }
 
-  private func broadcastScene(_ state: JSONValue, origin: Origin, in session: Session) {
+  /// `origin` is nil for a state no frame caused (a source's first scene).
+  private func broadcastScene(_ state: JSONValue, source: String, origin: Origin?, in session: Session) {
     var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.wants(source: origin.source) {
+    for obs in session.observers where obs.filter.wants(source: source) {
       let m =
         message
         ?? OutgoingMessage(
-          ServerMessage.scene(source: origin.source, state: state, origin: origin, headroom: headroom),
+          ServerMessage.scene(source: source, state: state, origin: origin, headroom: headroom),
           headroom: headroom, supersedable: true)
       message = m
       enqueue(m, to: obs)
