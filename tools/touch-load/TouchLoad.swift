@@ -1,0 +1,222 @@
+import ArgumentParser
+import Foundation
+import Histogram
+import TouchProtocol
+
+@main
+struct TouchLoad: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "touch-load",
+    abstract:
+      "Load generator for TouchRelay: sources stream touch frames, observers measure end-to-end latency.",
+    discussion: """
+      Opens --observers observers in each of --sessions sessions, then -c sources spread over the sessions \
+      (started evenly over --ramp-up), each sending -r frames per second of realistic touch traces for -d. \
+      The schedule is open loop, as wrk2's: frame n of a source is due at a fixed time whatever happened \
+      before, and its latency counts from then, so a stalled server cannot hide its stall. Every message an \
+      observer gets for a frame (touches, gesture, scene) is matched by its source and seq to the frame's \
+      due time; gestures fired by a timer count from the timer's due time (their `t`).
+
+      Progress goes to stderr (one live line on a terminal), the report to stdout. Ctrl-C stops early and \
+      still reports; a second Ctrl-C quits at once. Exit status 0, or 1 when nothing could connect.
+
+      Examples:
+        touch-load -c 100 -r 60 -d 30s --url ws://127.0.0.1:8080
+        touch-load -c 1 -r 120 --observers 1000 --raw -d 20s --json fanout.json --hgrm fanout.hgrm
+        touch-load --replay trace.jsonl -c 10 -r 120
+      """)
+
+  @Option(
+    name: .long,
+    help:
+      "Server base URL; sources join <url>/v1/source/<session>, observers <url>/v1/observe/<session>."
+  )
+  var url = "ws://127.0.0.1:8080"
+
+  @Option(name: [.customShort("c"), .long], help: "Number of sources (phones) streaming frames.")
+  var connections = 10
+
+  @Option(
+    name: [.customShort("r"), .long],
+    help: "Frames per second each source sends (its touch sampling rate).")
+  var rate = 60.0
+
+  @Option(
+    name: [.customShort("d"), .long],
+    help: "How long sources send at full rate, after the ramp-up: 30s, 2m, 500ms.")
+  var duration = "10s"
+
+  @Option(
+    name: .long,
+    help: "Time over which the sources are started, evenly spaced. Not in the latency histogram.")
+  var rampUp = "0s"
+
+  @Option(
+    name: .long,
+    help: "Time after the ramp-up whose frames are not in the latency histogram (still counted).")
+  var warmup = "0s"
+
+  @Option(name: .long, help: "Time to wait after the last frame for messages still in flight.")
+  var drain = "1s"
+
+  @Option(name: .long, help: "Observers per session, connected before the sources.")
+  var observers = 1
+
+  @Option(name: .long, help: "Number of sessions; source i joins session i mod this.")
+  var sessions = 1
+
+  @Flag(
+    name: .long, help: "Observers ask for the raw mirror (?raw=1): one `touches` message per frame."
+  )
+  var raw = false
+
+  @Option(name: .long, help: "Extra query for observer URLs, e.g. 'gestures=tap,pinch'.")
+  var observerQuery: String?
+
+  @Option(name: .long, help: "Session names are <prefix>-<n>.")
+  var sessionPrefix = "load"
+
+  @Option(
+    name: .long,
+    help:
+      "Generated traces: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")); or 'vectors' to replay protocol/vectors."
+  )
+  var scenario = "mixed"
+
+  @Option(
+    name: .long,
+    help:
+      "Replay JSON-lines recordings (hello/frame messages, one per line) instead of generating; repeatable."
+  )
+  var replay: [String] = []
+
+  @Option(name: .long, help: "Directory of vectors for --scenario vectors (its .jsonl files).")
+  var vectors = "protocol/vectors"
+
+  @Flag(
+    name: .long,
+    help: "Send empty frames while no finger is down, so every source sends exactly -r frames/s.")
+  var sendIdle = false
+
+  @Option(name: .long, help: "Device surface in points, WIDTHxHEIGHT.")
+  var device = "412x915"
+
+  @Option(
+    name: .long, help: "Seed of the trace generator (runs with the same seed send the same traces)."
+  )
+  var seed: UInt64 = 1
+
+  @Option(name: .long, help: "Event loop threads for all connections (default: one per core).")
+  var threads = ProcessInfo.processInfo.activeProcessorCount
+
+  @Option(name: .long, help: "Connections being opened at once.")
+  var connectConcurrency = 64
+
+  @Option(name: .long, help: "Seconds allowed for TCP connect plus the WebSocket upgrade.")
+  var connectTimeout = 5.0
+
+  @Flag(name: .long, help: "Do not ask for the touchrelay.v1 subprotocol.")
+  var noSubprotocol = false
+
+  @Option(
+    name: .long,
+    help: "Write the full report (totals, per-second series, errors) as JSON to this file.")
+  var json: String?
+
+  @Option(
+    name: .long,
+    help: "Write the latency distribution in HdrHistogram's percentile format (ms) to this file.")
+  var hgrm: String?
+
+  @Option(name: .long, help: "Seconds between progress updates.")
+  var progressInterval = 1.0
+
+  @Flag(name: [.customShort("q"), .long], help: "No progress output.")
+  var quiet = false
+
+  mutating func validate() throws {
+    guard connections >= 0 else { throw ValidationError("-c must be 0 or more") }
+    guard rate > 0, rate <= 10_000 else { throw ValidationError("-r must be in (0, 10000]") }
+    guard sessions >= 1 else { throw ValidationError("--sessions must be at least 1") }
+    guard observers >= 0 else { throw ValidationError("--observers must be 0 or more") }
+    guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+    for (name, value) in [
+      ("-d", duration), ("--ramp-up", rampUp), ("--warmup", warmup), ("--drain", drain),
+    ] {
+      guard parseDuration(value) != nil else {
+        throw ValidationError("\(name): '\(value)' is not a duration (30s, 2m, 500ms)")
+      }
+    }
+    guard parseDevice(device) != nil else {
+      throw ValidationError("--device: expected WIDTHxHEIGHT, got '\(device)'")
+    }
+    if replay.isEmpty, scenario != "vectors", Scenario(rawValue: scenario) == nil {
+      throw ValidationError("--scenario: unknown '\(scenario)'")
+    }
+    while url.hasSuffix("/") { url.removeLast() }
+  }
+
+  func run() async throws {
+    let trace: TraceSource
+    if !replay.isEmpty {
+      trace = .recording(try TraceLoader.load(files: replay))
+    } else if scenario == "vectors" {
+      trace = .recording(try TraceLoader.load(vectors: vectors))
+    } else {
+      trace = .generated(Scenario(rawValue: scenario)!)
+    }
+    let size = parseDevice(device)!
+    var dev = Device(name: "touch-load", width: size.0, height: size.1)
+    if case .recording(let r) = trace, let recorded = r.device { dev = recorded }
+    let plan = Plan(
+      baseURL: url, sources: connections, rate: rate, duration: parseDuration(duration)!,
+      rampUp: parseDuration(rampUp)!, warmup: parseDuration(warmup)!, drain: parseDuration(drain)!,
+      sessions: sessions, observersPerSession: observers, raw: raw, observerQuery: observerQuery,
+      sessionPrefix: sessionPrefix, trace: trace, sendIdle: sendIdle, device: dev, seed: seed,
+      threads: threads,
+      connectConcurrency: connectConcurrency, connectTimeout: connectTimeout,
+      subprotocol: !noSubprotocol,
+      progress: !quiet, progressInterval: progressInterval)
+
+    let run = try await LoadRun(plan: plan)
+    let watcher = SignalWatcher { run.interrupt() }
+    let progress = ProgressPrinter(enabled: !quiet, clock: run.clock)
+    let (report, histogram) = await run.run(progress: progress)
+    withExtendedLifetime(watcher) {}
+
+    print(report.text)
+    if let json {
+      try report.json().write(to: URL(fileURLWithPath: json))
+    }
+    if let hgrm {
+      try Data(TouchLoadHgrm.text(histogram).utf8).write(to: URL(fileURLWithPath: hgrm))
+    }
+    let anyConnected = report.sourceConnections.connected + report.observerConnections.connected > 0
+    if !anyConnected, report.sourceConnections.attempted + report.observerConnections.attempted > 0
+    {
+      throw ExitCode(1)
+    }
+  }
+}
+
+enum TouchLoadHgrm {
+  static func text(_ h: Histogram<UInt64>) -> String { hgrm(h) }
+}
+
+/// "30s", "2m", "500ms", "1h", or a plain number of seconds.
+func parseDuration(_ s: String) -> Double? {
+  let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+  for (suffix, scale) in units where s.hasSuffix(suffix) {
+    if let v = Double(s.dropLast(suffix.count)), v >= 0 { return v * scale }
+  }
+  if let v = Double(s), v >= 0 { return v }
+  return nil
+}
+
+func parseDevice(_ s: String) -> (Double, Double)? {
+  let parts = s.lowercased().split(separator: "x")
+  guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0, h > 0 else {
+    return nil
+  }
+  return (w, h)
+}
