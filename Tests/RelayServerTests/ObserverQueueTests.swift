@@ -1,0 +1,104 @@
+import Testing
+
+@testable import RelayServer
+
+@Suite struct ObserverQueueTests {
+  func message(_ tag: UInt8, supersedable: Bool) -> OutgoingMessage {
+    OutgoingMessage([tag], headroom: 0, supersedable: supersedable)
+  }
+
+  func drain(_ q: inout ObserverQueue) -> [UInt8] {
+    var out: [UInt8] = []
+    while let m = q.pop() { out.append(m.bytes[0]) }
+    return out
+  }
+
+  @Test func keepsOrderWhileThereIsRoom() {
+    var q = ObserverQueue(capacity: 4, hardLimit: 8)
+    for i in 0..<4 { #expect(q.push(message(UInt8(i), supersedable: i % 2 == 0)) == .queued) }
+    #expect(drain(&q) == [0, 1, 2, 3])
+    #expect(q.takeDropped() == 0)
+  }
+
+  @Test func dropsTheOldestSupersedableFirstAndCountsIt() {
+    var q = ObserverQueue(capacity: 3, hardLimit: 6)
+    _ = q.push(message(1, supersedable: false))
+    _ = q.push(message(2, supersedable: true))
+    _ = q.push(message(3, supersedable: true))
+    #expect(q.push(message(4, supersedable: false)) == .queuedWithDrops)
+    #expect(q.push(message(5, supersedable: true)) == .queuedWithDrops)
+    #expect(drain(&q) == [1, 4, 5])
+    #expect(q.takeDropped() == 2)
+    #expect(q.takeDropped() == 0)
+    #expect(q.totalDropped == 2)
+  }
+
+  @Test func essentialMessagesAreNeverDroppedOnlyOverflowAtTheHardLimit() {
+    var q = ObserverQueue(capacity: 2, hardLimit: 4)
+    for i in 0..<4 { #expect(q.push(message(UInt8(i), supersedable: false)) != .overflow) }
+    // A supersedable newcomer is the one that goes when nothing older may.
+    #expect(q.push(message(9, supersedable: true)) == .queuedWithDrops)
+    #expect(q.push(message(5, supersedable: false)) == .overflow)
+    #expect(drain(&q) == [0, 1, 2, 3])
+    #expect(q.takeDropped() == 1)
+  }
+
+  @Test func survivesLongRunsWithCompaction() {
+    var q = ObserverQueue(capacity: 8, hardLimit: 16)
+    var expected: [UInt8] = []
+    var got: [UInt8] = []
+    for i in 0..<10_000 {
+      let essential = i % 7 == 0
+      _ = q.push(message(UInt8(i % 251), supersedable: !essential))
+      if essential { expected.append(UInt8(i % 251)) }
+      if i % 3 == 0, let m = q.pop() { got.append(m.bytes[0]) }
+    }
+    got += drain(&q)
+    // Every essential message arrives, in order, whatever was dropped around it.
+    var it = got.makeIterator()
+    for e in expected {
+      var found = false
+      while let g = it.next() {
+        if g == e {
+          found = true
+          break
+        }
+      }
+      #expect(found, "essential \(e) missing")
+    }
+    #expect(q.isEmpty)
+  }
+}
+
+@Suite struct RequestTargetTests {
+  @Test func parsesRolesAndFilters() {
+    #expect(RequestTarget.parse(path: "/v1/source/demo", args: []) == .success(.source(session: "demo")))
+    let target = RequestTarget.parse(path: "/v1/observe/demo", args: [("raw", "1"), ("source", "s2"), ("gestures", "tap,pinch")])
+    guard case .success(.observer(let session, let filter)) = target else {
+      Issue.record("not an observer: \(target)")
+      return
+    }
+    #expect(session == "demo")
+    #expect(filter.raw)
+    #expect(filter.source == "s2")
+    #expect(filter.gestures == [.tap, .pinch])
+    #expect(filter.wants(.tap) && !filter.wants(.pan))
+    #expect(filter.wants(source: "s2") && !filter.wants(source: "s1"))
+  }
+
+  @Test func refusesWhatItDoesNotKnow() {
+    #expect(RequestTarget.parse(path: "/v1/source/a b", args: []) == .failure(.badRequest("session names match [A-Za-z0-9_-]{1,64}")))
+    #expect(RequestTarget.parse(path: "/v1/source/", args: []).isFailure)
+    #expect(RequestTarget.parse(path: "/v1/source/a/b", args: []) == .failure(.notFound))
+    #expect(RequestTarget.parse(path: "/v1/spy/a", args: []) == .failure(.notFound))
+    #expect(RequestTarget.parse(path: "/v1/observe/a", args: [("gestures", "tap,wave")]).isFailure)
+    #expect(RequestTarget.parse(path: "/v1/observe/a", args: [("token", "x")]).isFailure)
+  }
+}
+
+extension Result {
+  var isFailure: Bool {
+    if case .failure = self { return true }
+    return false
+  }
+}

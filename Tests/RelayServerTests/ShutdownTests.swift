@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import TouchRelayClient
+
+/// The real `touch-relay` binary, as an operator runs it.
+@Suite struct ShutdownTests {
+  /// The built executable next to the test bundle.
+  static var binary: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("touch-relay")
+  }
+
+  /// Starts `touch-relay --port 0 ...` and reads the port from its one start-up line.
+  static func launch(_ args: [String] = []) throws -> (Process, Int, Pipe) {
+    let p = Process()
+    p.executableURL = binary
+    p.arguments = ["--port", "0", "--log-level", "error"] + args
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+      let chunk = out.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+    let text = String(decoding: line, as: UTF8.self)
+    let port = text.split(separator: ":").dropFirst(2).first.flatMap { Int($0.prefix { $0.isNumber }) }
+    return (p, try #require(port, "no port in start-up line '\(text)'"), out)
+  }
+
+  @Test func startUpLineSaysWhereItListens() throws {
+    #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build touch-relay first")
+    let (p, port, _) = try Self.launch()
+    defer { p.terminate(); p.waitUntilExit() }
+    #expect(port > 0)
+  }
+
+  @Test func sigtermClosesEveryConnectionWith1001AndExitsZero() async throws {
+    let (p, port, _) = try Self.launch()
+    let base = "ws://127.0.0.1:\(port)"
+    let observer = try await WebSocketConnection.connect(base + "/v1/observe/bye")
+    _ = try await observer.nextJSON(type: "welcome")
+    let source = try await WebSocketConnection.connect(base + "/v1/source/bye")
+    try await source.send(text: #"{"type":"hello","device":{"name":"x","width":10,"height":10}}"#)
+    _ = try await source.nextJSON(type: "welcome")
+
+    kill(p.processIdentifier, SIGTERM)
+    #expect(try await observer.expectClose(timeout: .seconds(10)).code == 1001)
+    #expect(try await source.expectClose(timeout: .seconds(10)).code == 1001)
+    let deadline = Date().addingTimeInterval(10)
+    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(!p.isRunning)
+    if !p.isRunning {
+      #expect(p.terminationReason == .exit)
+      #expect(p.terminationStatus == 0)
+    } else {
+      p.interrupt()
+    }
+  }
+
+  @Test func sigintWithNoConnectionsExitsZero() async throws {
+    let (p, _, _) = try Self.launch()
+    kill(p.processIdentifier, SIGINT)
+    let deadline = Date().addingTimeInterval(10)
+    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(!p.isRunning && p.terminationStatus == 0)
+  }
+
+  @Test func refusesABadFlagWithAClearMessage() throws {
+    let p = Process()
+    p.executableURL = Self.binary
+    p.arguments = ["--port", "70000"]
+    let err = Pipe()
+    p.standardError = err
+    try p.run()
+    p.waitUntilExit()
+    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(p.terminationStatus != 0)
+    #expect(text.contains("--port"))
+  }
+
+  @Test func portInUseIsAClearError() throws {
+    let (first, port, _) = try Self.launch()
+    defer { first.terminate(); first.waitUntilExit() }
+    let p = Process()
+    p.executableURL = Self.binary
+    p.arguments = ["--port", String(port)]
+    let err = Pipe()
+    p.standardError = err
+    p.standardOutput = Pipe()
+    try p.run()
+    p.waitUntilExit()
+    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(p.terminationStatus == 1)
+    #expect(text.contains("cannot listen"), "\(text)")
+  }
+}
