@@ -16,9 +16,9 @@ struct TouchRelayCommand: ParsableCommand {
     abstract: "Relay live touches from sources to observers over WebSocket, with gesture recognition.",
     discussion: """
       Sources connect to ws://HOST:PORT/v1/source/{session}, observers to
-      ws://HOST:PORT/v1/observe/{session} (subprotocol touchrelay.v1; see protocol/README.md).
-      GET /healthz answers with the server's state. SIGINT or SIGTERM closes every connection
-      with 1001 and exits 0.
+      ws://HOST:PORT/v1/observe/{session} (subprotocol touchrelay.v1; see protocol/README.md). \
+      GET /healthz answers with the server's state. SIGINT or SIGTERM lets observers take \
+      their pending messages, closes every connection with 1001 and exits 0.
 
       Every option can also be set in the environment: --port as TOUCH_RELAY_PORT,
       --max-message-bytes as TOUCH_RELAY_MAX_MESSAGE_BYTES, and so on.
@@ -26,84 +26,97 @@ struct TouchRelayCommand: ParsableCommand {
     version: version
   )
 
-  @Option(help: "Address to listen on (IP address or interface name). [env: TOUCH_RELAY_HOST]")
-  var host: String = env("HOST") ?? "127.0.0.1"
+  @Option(help: "Address to listen on (IP address or interface name). [env: TOUCH_RELAY_HOST] (default: 127.0.0.1)")
+  var host: String?
 
-  @Option(help: "Port to listen on; 0 picks a free port and prints it. [env: TOUCH_RELAY_PORT]")
-  var port: Int = env("PORT").flatMap(Int.init) ?? 8080
+  @Option(help: "Port to listen on; 0 picks a free port and prints it. [env: TOUCH_RELAY_PORT] (default: 8080)")
+  var port: Int?
 
   @Option(
-    help: "Log level: trace, debug, info, notice, warning, error, critical. [env: TOUCH_RELAY_LOG_LEVEL]")
-  var logLevel: String = env("LOG_LEVEL") ?? "info"
+    help: "Log level: trace, debug, info, notice, warning, error, critical. [env: TOUCH_RELAY_LOG_LEVEL] (default: info)")
+  var logLevel: String?
 
-  @Option(help: "Largest message in bytes, after decompression (close 1009 beyond). [env: TOUCH_RELAY_MAX_MESSAGE_BYTES]")
-  var maxMessageBytes: Int = env("MAX_MESSAGE_BYTES").flatMap(Int.init) ?? 64 * 1024
+  @Option(help: "Largest message in bytes, after decompression (close 1009 beyond). [env: TOUCH_RELAY_MAX_MESSAGE_BYTES] (default: 65536)")
+  var maxMessageBytes: Int?
 
-  @Option(help: "Most touches one frame may list. [env: TOUCH_RELAY_MAX_TOUCHES]")
-  var maxTouches: Int = env("MAX_TOUCHES").flatMap(Int.init) ?? 20
+  @Option(help: "Most touches one frame may list. [env: TOUCH_RELAY_MAX_TOUCHES] (default: 20)")
+  var maxTouches: Int?
 
-  @Option(help: "Most fingers down at once per source. [env: TOUCH_RELAY_MAX_FINGERS]")
-  var maxFingers: Int = env("MAX_FINGERS").flatMap(Int.init) ?? 10
+  @Option(help: "Most fingers down at once per source. [env: TOUCH_RELAY_MAX_FINGERS] (default: 10)")
+  var maxFingers: Int?
 
-  @Option(help: "Messages an observer's queue holds before supersedable ones are dropped. [env: TOUCH_RELAY_OBSERVER_QUEUE]")
-  var observerQueue: Int = env("OBSERVER_QUEUE").flatMap(Int.init) ?? 256
+  @Option(help: "Messages an observer's queue holds before supersedable ones are dropped. [env: TOUCH_RELAY_OBSERVER_QUEUE] (default: 256)")
+  var observerQueue: Int?
 
-  @Option(help: "Seconds of silence before a ping. [env: TOUCH_RELAY_PING_INTERVAL]")
-  var pingInterval: Int = env("PING_INTERVAL").flatMap(Int.init) ?? 30
+  @Option(help: "Seconds of silence before a ping. [env: TOUCH_RELAY_PING_INTERVAL] (default: 30)")
+  var pingInterval: Int?
 
-  @Option(help: "Seconds of silence before hanging up (more than --ping-interval). [env: TOUCH_RELAY_IDLE_TIMEOUT]")
-  var idleTimeout: Int = env("IDLE_TIMEOUT").flatMap(Int.init) ?? 60
+  @Option(help: "Seconds of silence before hanging up (more than --ping-interval). [env: TOUCH_RELAY_IDLE_TIMEOUT] (default: 60)")
+  var idleTimeout: Int?
 
-  @Option(help: "Seconds observers get on shutdown to take pending messages. [env: TOUCH_RELAY_DRAIN_TIMEOUT]")
-  var drainTimeout: Double = env("DRAIN_TIMEOUT").flatMap(Double.init) ?? 5
+  @Option(help: "Seconds observers get on shutdown to take pending messages. [env: TOUCH_RELAY_DRAIN_TIMEOUT] (default: 5)")
+  var drainTimeout: Double?
 
-  @Flag(inversion: .prefixedNo, help: "Run the gesture engine (--no-gestures: raw mirror only). [env: TOUCH_RELAY_GESTURES=0|1]")
-  var gestures: Bool = env("GESTURES").map { $0 != "0" && $0 != "false" } ?? true
+  @Flag(inversion: .prefixedNo, help: "Run the gesture engine (--no-gestures: raw mirror only). [env: TOUCH_RELAY_GESTURES=0|1] (default: on)")
+  var gestures: Bool?
 
-  @Flag(inversion: .prefixedNo, help: "Offer permessage-deflate. [env: TOUCH_RELAY_COMPRESSION=0|1]")
-  var compression: Bool = env("COMPRESSION").map { $0 != "0" && $0 != "false" } ?? true
+  @Flag(inversion: .prefixedNo, help: "Offer permessage-deflate. [env: TOUCH_RELAY_COMPRESSION=0|1] (default: on)")
+  var compression: Bool?
 
   func validate() throws {
-    guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
-    guard Logger.Level(rawValue: logLevel) != nil else {
-      throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+    _ = try resolved()
+  }
+
+  /// Flag, else environment variable, else default; every value range-checked, so a typo in
+  /// the environment is an error rather than a silent fallback.
+  func resolved() throws -> (RelayConfiguration, Logger.Level) {
+    var c = RelayConfiguration()
+    c.host = try pick(host, "HOST", c.host) { $0.isEmpty ? nil : $0 }
+    c.port = try pick(port, "PORT", 8080, Int.init)
+    let levelName = try pick(logLevel, "LOG_LEVEL", "info") { $0 }
+    guard let level = Logger.Level(rawValue: levelName) else {
+      throw ValidationError("log level must be one of trace, debug, info, notice, warning, error, critical")
     }
-    guard (128...(16 << 20)).contains(maxMessageBytes) else {
-      throw ValidationError("--max-message-bytes must be from 128 to 16777216")
+    c.limits.maxMessageBytes = try pick(maxMessageBytes, "MAX_MESSAGE_BYTES", c.limits.maxMessageBytes, Int.init)
+    c.limits.maxTouchesPerFrame = try pick(maxTouches, "MAX_TOUCHES", c.limits.maxTouchesPerFrame, Int.init)
+    c.limits.maxFingers = try pick(maxFingers, "MAX_FINGERS", c.limits.maxFingers, Int.init)
+    c.limits.observerQueue = try pick(observerQueue, "OBSERVER_QUEUE", c.limits.observerQueue, Int.init)
+    let ping = try pick(pingInterval, "PING_INTERVAL", Int(c.pingInterval), Int.init)
+    let idle = try pick(idleTimeout, "IDLE_TIMEOUT", Int(c.idleTimeout), Int.init)
+    c.drainTimeout = try pick(drainTimeout, "DRAIN_TIMEOUT", c.drainTimeout, Double.init)
+    c.gestures = try pick(gestures, "GESTURES", true, parseBool)
+    c.compression = try pick(compression, "COMPRESSION", true, parseBool)
+    c.verboseLibwebsockets = level <= .debug
+
+    guard (0...65535).contains(c.port) else { throw ValidationError("port must be from 0 to 65535") }
+    guard (128...(16 << 20)).contains(c.limits.maxMessageBytes) else {
+      throw ValidationError("max message bytes must be from 128 to 16777216")
     }
-    guard (1...1000).contains(maxTouches) else { throw ValidationError("--max-touches must be from 1 to 1000") }
-    guard (1...100).contains(maxFingers) else { throw ValidationError("--max-fingers must be from 1 to 100") }
-    guard (1...1_000_000).contains(observerQueue) else {
-      throw ValidationError("--observer-queue must be from 1 to 1000000")
+    guard (1...1000).contains(c.limits.maxTouchesPerFrame) else {
+      throw ValidationError("max touches must be from 1 to 1000")
     }
-    guard (1...3600).contains(pingInterval), (1...7200).contains(idleTimeout), idleTimeout > pingInterval else {
-      throw ValidationError("--idle-timeout must be greater than --ping-interval (both in seconds, at least 1)")
+    guard (1...100).contains(c.limits.maxFingers) else { throw ValidationError("max fingers must be from 1 to 100") }
+    guard (1...1_000_000).contains(c.limits.observerQueue) else {
+      throw ValidationError("observer queue must be from 1 to 1000000")
     }
-    guard drainTimeout >= 0, drainTimeout <= 600 else {
-      throw ValidationError("--drain-timeout must be from 0 to 600 seconds")
+    guard (1...3600).contains(ping), (2...7200).contains(idle), idle > ping else {
+      throw ValidationError("idle timeout must be greater than ping interval (seconds; ping 1-3600, idle 2-7200)")
     }
+    c.pingInterval = UInt16(ping)
+    c.idleTimeout = UInt16(idle)
+    guard c.drainTimeout >= 0, c.drainTimeout <= 600 else {
+      throw ValidationError("drain timeout must be from 0 to 600 seconds")
+    }
+    return (c, level)
   }
 
   func run() throws {
-    let level = Logger.Level(rawValue: logLevel) ?? .info
+    let (config, level) = try resolved()
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)
       handler.logLevel = level
       return handler
     }
-    var config = RelayConfiguration()
-    config.host = host
-    config.port = port
-    config.limits.maxMessageBytes = maxMessageBytes
-    config.limits.maxTouchesPerFrame = maxTouches
-    config.limits.maxFingers = maxFingers
-    config.limits.observerQueue = observerQueue
-    config.pingInterval = UInt16(pingInterval)
-    config.idleTimeout = UInt16(idleTimeout)
-    config.drainTimeout = drainTimeout
-    config.gestures = gestures
-    config.compression = compression
-    config.verboseLibwebsockets = level <= .debug
 
     let server = RelayServer(configuration: config, logger: Logger(label: "touch-relay"))
     // Signals are turned into a stop request on a dispatch queue; the service thread
@@ -123,7 +136,7 @@ struct TouchRelayCommand: ParsableCommand {
       FileHandle.standardError.write(Data("touch-relay: error: \(error)\n".utf8))
       throw ExitCode(1)
     }
-    let shownHost = host.contains(":") ? "[\(host)]" : host
+    let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
     let line = ("touch-relay \(Self.version) listening on ws://\(shownHost):\(listeningPort) (healthz: http://\(shownHost):\(listeningPort)/healthz)\n")
     FileHandle.standardOutput.write(Data(line.utf8))
     server.wait()
@@ -131,6 +144,20 @@ struct TouchRelayCommand: ParsableCommand {
   }
 }
 
-private func env(_ name: String) -> String? {
-  ProcessInfo.processInfo.environment["TOUCH_RELAY_" + name]
+/// The flag's value if given, else TOUCH_RELAY_<name> parsed, else the default.
+private func pick<T>(_ flag: T?, _ name: String, _ fallback: T, _ parse: (String) -> T?) throws -> T {
+  if let flag { return flag }
+  guard let raw = ProcessInfo.processInfo.environment["TOUCH_RELAY_" + name] else { return fallback }
+  guard let value = parse(raw) else {
+    throw ValidationError("TOUCH_RELAY_\(name)='\(raw)' is not a valid value")
+  }
+  return value
+}
+
+private func parseBool(_ s: String) -> Bool? {
+  switch s.lowercased() {
+  case "1", "true", "yes", "on": return true
+  case "0", "false", "no", "off": return false
+  default: return nil
+  }
 }

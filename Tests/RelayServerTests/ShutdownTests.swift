@@ -76,7 +76,7 @@ import TouchRelayClient
     p.waitUntilExit()
     let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(p.terminationStatus != 0)
-    #expect(text.contains("--port"))
+    #expect(text.contains("port must be from 0 to 65535"), "\(text)")
   }
 
   @Test func portInUseIsAClearError() throws {
