@@ -74,6 +74,15 @@ struct GestureArena: Sendable {
       // trackers, so a finger that stops and holds slows to zero.
       moved(at: t)
     }
+    if !plan.ends.isEmpty && plan.ends.count >= ctx.table.count {
+      // Every finger lifts in this frame: the continuous gestures end once, with all of them.
+      for id in plan.ends {
+        if let f = ctx.table.finger(id) { longPress.lifted(f, t: t, ctx: &ctx) }
+      }
+      pan.finish(at: t, ctx: &ctx)
+      pinch.finish(at: t, ctx: &ctx)
+      rotation.finish(at: t, ctx: &ctx)
+    }
     for id in plan.ends { lift(id, at: t) }
     for p in plan.begins { land(p, at: t) }
   }

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A plain JSON tree for the tests: vectors in, wire messages out, compared field by field.
+enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
+  case null
+  case bool(Bool)
+  case number(Double)
+  case string(String)
+  case array([JSON])
+  case object([String: JSON])
+
+  init(from decoder: any Decoder) throws {
+    let c = try decoder.singleValueContainer()
+    if c.decodeNil() {
+      self = .null
+    } else if let b = try? c.decode(Bool.self) {
+      self = .bool(b)
+    } else if let n = try? c.decode(Double.self) {
+      self = .number(n)
+    } else if let s = try? c.decode(String.self) {
+      self = .string(s)
+    } else if let a = try? c.decode([JSON].self) {
+      self = .array(a)
+    } else {
+      self = .object(try c.decode([String: JSON].self))
+    }
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var c = encoder.singleValueContainer()
+    switch self {
+    case .null: try c.encodeNil()
+    case .bool(let b): try c.encode(b)
+    case .number(let n): try c.encode(n)
+    case .string(let s): try c.encode(s)
+    case .array(let a): try c.encode(a)
+    case .object(let o): try c.encode(o)
+    }
+  }
+
+  static func parse(_ bytes: [UInt8]) throws -> JSON { try JSONDecoder().decode(JSON.self, from: Data(bytes)) }
+
+  var bytes: [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return Array((try? encoder.encode(self)) ?? Data())
+  }
+
+  subscript(key: String) -> JSON? {
+    if case .object(let o) = self { return o[key] }
+    return nil
+  }
+
+  var number: Double? {
+    if case .number(let n) = self { return n }
+    return nil
+  }
+
+  var array: [JSON]? {
+    if case .array(let a) = self { return a }
+    return nil
+  }
+
+  var description: String { String(decoding: bytes, as: UTF8.self) }
+}
