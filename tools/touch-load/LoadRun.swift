@@ -22,7 +22,10 @@ final class LoadRun: Sendable {
   private let sources = Guarded([(WebSocketConnection, NIOLoopBound<SourceDriver>)]())
   /// Set once the observers are in: sources start, and the clock of the plan runs, from it.
   private let phase = Guarded(
-    (start: UInt64(0), end: UInt64(0), firstDue: UInt64.max, lastDue: UInt64(0)))
+    (
+      start: UInt64(0), end: UInt64(0), firstDue: UInt64.max, lastDue: UInt64(0),
+      stopped: UInt64.max
+    ))
 
   init(plan: Plan) async throws {
     self.plan = plan
@@ -90,6 +93,7 @@ final class LoadRun: Sendable {
     }
     let interrupted = flags.interrupted
     flags.stop()
+    phase.withLock { $0.stopped = nowNanos() }
     sourcesTask.cancel()
     await sourcesTask.value
     await stopDrivers()
@@ -251,7 +255,7 @@ final class LoadRun: Sendable {
   private func makeReport(_ d: RecorderData, interrupted: Bool) async -> Report {
     let now = nowNanos()
     let p = phase.current
-    let sendingEnd = min(now, p.lastDue)
+    let sendingEnd = min(now, p.lastDue, p.stopped)
     let sendingTime =
       p.firstDue == .max || sendingEnd <= p.firstDue ? 0 : Double(sendingEnd - p.firstDue) / 1e9
     let perObserver = observers.current.map { $0.1 }
