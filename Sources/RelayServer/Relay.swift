@@ -131,6 +131,9 @@ final class Relay {
     let state = conn.source
     var validator = state?.validator ?? SourceValidator()
     if let rejection = validator.accept(message) { return sendError(rejection, to: conn) }
+    if case .hello(let hello) = message, let refusal = config.sceneRefusal(hello) {
+      return sendError(refusal, to: conn)
+    }
     state?.validator = validator
     switch message {
     case .hello(let hello):

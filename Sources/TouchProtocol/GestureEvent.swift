@@ -57,7 +57,7 @@ public struct GestureEvent: Sendable, Equatable {
   public var regions: [String]
   /// tap: the number of taps in the sequence.
   public var taps: Int?
-  /// pan: offset from where the finger(s) went down, in points.
+  /// pan, swipe: offset from where the finger(s) went down, in points.
   public var translation: Vector?
   /// pan, swipe: points per second.
   public var velocity: Vector?

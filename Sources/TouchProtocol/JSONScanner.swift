@@ -339,8 +339,8 @@ struct JSONScanner {
       }
     case .string: _ = try readString()
     case .number:
-      // Overflow is only an error where a number is actually used.
-      do { _ = try readNumber() } catch .nonFinite(_) {}
+      // A number that overflows a double is refused wherever it stands, like NaN.
+      _ = try readNumber()
     case .bool, .null: try readLiteral()
     case .nonFinite: try skipNonFinite()
     case .invalid:

@@ -27,7 +27,6 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
   case unknownScene = "unknown_scene"
   case unknownAction = "unknown_action"
   case unknownSource = "unknown_source"
-  case rateLimited = "rate_limited"
 }
 
 /// A rejected message: the connection stays open and the message is dropped.

@@ -99,6 +99,16 @@ enum HelloValidator {
           return ProtocolError(.badValue, "config.\(name) must be a number from 0 to 3600000")
         }
       }
+      for (name, value) in [("pinchThreshold", c.pinchThreshold), ("rotationThreshold", c.rotationThreshold)] {
+        if let v = value, !(v >= 0 && v.isFinite && v <= 100_000) {
+          return ProtocolError(.badValue, "config.\(name) must be a number from 0 to 100000")
+        }
+      }
+      for (name, value) in [("tapMaxCount", c.tapMaxCount), ("multiFingerTapMaxCount", c.multiFingerTapMaxCount)] {
+        if let v = value, !(1...10).contains(v) {
+          return ProtocolError(.badValue, "config.\(name) must be from 1 to 10")
+        }
+      }
       for (name, value) in [("panMinTouches", c.panMinTouches), ("panMaxTouches", c.panMaxTouches), ("maxFingers", c.maxFingers)] {
         if let v = value, !(1...20).contains(v) {
           return ProtocolError(.badValue, "config.\(name) must be from 1 to 20")

@@ -50,6 +50,8 @@ import TouchRelayClient
     ("time_backwards", #"{"type":"frame","seq":2,"t":50,"touches":[{"id":1,"phase":"moved","x":1,"y":1}]}"#),
     ("duplicate_touch_id", #"{"type":"frame","seq":2,"t":110,"touches":[{"id":1,"phase":"moved","x":1,"y":1},{"id":1,"phase":"moved","x":2,"y":2}]}"#),
     ("bad_value", #"{"type":"hello","device":{"name":"x","width":-5,"height":10}}"#),
+    ("unknown_scene", #"{"type":"hello","device":{"name":"x","width":5,"height":10},"scene":"tetris"}"#),
+    ("non_finite", #"{"type":"hello","device":{"name":"x","width":1e400,"height":10}}"#),
   ])
   func refusedMessageKeepsTheConnection(code: String, bad: String) async throws {
     try await expectError(code, for: bad)

@@ -27,6 +27,9 @@ import Testing
       (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"regions":[{"id":"a","x":0,"y":0,"width":-1,"height":1}]}"#, .badValue, "regions[0]"),
       (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"tapMode":"sometimes"}}"#, .badValue, "tapMode"),
       (#"{"type":"hello","device":{"name":"x","width":NaN,"height":1}}"#, .nonFinite, "NaN"),
+      (#"{"type":"hello","device":{"name":"x","width":1e400,"height":1}}"#, .nonFinite, "1e400"),
+      (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"tapMaxCount":0}}"#, .badValue, "tapMaxCount"),
+      (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"pinchThreshold":-1}}"#, .badValue, "pinchThreshold"),
     ]
     for (text, expected, mention) in cases {
       guard case .failure(let e) = decoder.decode(text) else {
