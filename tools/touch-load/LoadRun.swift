@@ -207,7 +207,7 @@ final class LoadRun: Sendable {
         seed: plan.seed &+ UInt64(i) &* 0x9E37_79B9)
     case .recording(let r):
       // Sources start at different points of the recording, so they do not move in lockstep.
-      return TraceReplay(frames: r.frames, start: (i * 7919) % r.frames.count)
+      return TraceReplay(steps: r.steps, rate: plan.rate, start: i * 7919)
     }
   }
 

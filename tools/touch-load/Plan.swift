@@ -8,7 +8,7 @@ enum TraceSource: Sendable {
   var name: String {
     switch self {
     case .generated(let s): return s.rawValue
-    case .recording(let r): return "replay(\(r.files.count) files, \(r.frames.count) frames)"
+    case .recording(let r): return "replay(\(r.files.count) files, \(r.frameCount) frames)"
     }
   }
 }
