@@ -101,7 +101,9 @@ final class LatencyRecorder {
       data.warmupSkipped += 1
       return
     }
-    let us = now > scheduled ? (now - scheduled) / 1000 : 0
+    // Only the final cancel frame of a stopped source is sent before it is due.
+    guard now >= scheduled else { return }
+    let us = (now - scheduled) / 1000
     data.latency.record(max(us, 1))
     data.seconds[data.bucket(clock.second(now))].latency.record(max(us, 1))
   }

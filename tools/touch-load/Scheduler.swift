@@ -16,6 +16,8 @@ final class SourceDriver {
   private var seq: Int64 = 1
   private var timer: Scheduled<Void>?
   private var stopped = false
+  /// Touches down after the last frame sent, to lift them when the run stops.
+  private var down: [TouchPoint] = []
 
   init(
     connection: WebSocketConnection, recorder: LatencyRecorder, schedule: SourceSchedule,
@@ -32,9 +34,28 @@ final class SourceDriver {
 
   func start() { tick() }
 
+  /// Stops sending. Fingers still down are cancelled in one last frame, so the engine does
+  /// not see a long press during the drain. That frame is not on the schedule's grid before
+  /// its due time, so it is sent early and not timed.
   func stop() {
     stopped = true
     timer?.cancel()
+    guard connection.isActive, !down.isEmpty else { return }
+    let cancel = down.map { p in
+      var p = p
+      p.phase = .cancelled
+      return p
+    }
+    down = []
+    send(Frame(seq: seq, t: recorder.clock.ms(schedule.due(seq: seq)), touches: cancel))
+    connection.flush()
+    seq += 1
+  }
+
+  private func send(_ frame: Frame) {
+    var buffer = connection.channel.allocator.buffer(capacity: 64 + 72 * frame.touches.count)
+    ClientMessageEncoder.frame(frame, into: &buffer)
+    connection.sendText(buffer, flush: false)
   }
 
   private func tick() {
@@ -45,11 +66,9 @@ final class SourceDriver {
     while due <= now, due < end {
       recorder.data.framesScheduled += 1
       if let touches = trace.next() ?? (sendIdle ? [] : nil) {
-        let frame = Frame(seq: seq, t: recorder.clock.ms(due), touches: touches)
-        var buffer = connection.channel.allocator.buffer(capacity: 64 + 72 * touches.count)
-        ClientMessageEncoder.frame(frame, into: &buffer)
-        connection.sendText(buffer, flush: false)
+        send(Frame(seq: seq, t: recorder.clock.ms(due), touches: touches))
         recorder.frameSent(scheduled: due)
+        down = touches.filter { !$0.phase.isTerminal }
         wrote = true
       }
       seq += 1
