@@ -87,13 +87,15 @@ private func connection(_ wsi: OpaquePointer) -> Connection? {
 private func receive(
   _ relay: Relay, _ conn: Connection, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ len: Int
 ) -> Int32 {
+  // Once a close is decided, the rest of what the peer sends is ignored.
+  if conn.pendingClose != nil { return 0 }
   if lws_frame_is_binary(wsi) != 0 {
-    return closeNow(wsi, .unsupportedData, "binary frames are not part of touchrelay.v1")
+    return refuse(relay, conn, .unsupportedData, "binary frames are not part of touchrelay.v1")
   }
   let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len)
   let limit = relay.config.limits.maxMessageBytes
   guard conn.rx.count + chunk.count <= limit else {
-    return closeNow(wsi, .messageTooBig, "message larger than \(limit) bytes")
+    return refuse(relay, conn, .messageTooBig, "message larger than \(limit) bytes")
   }
   let final = lws_is_final_fragment(wsi) != 0
   if final && conn.rx.isEmpty {
@@ -109,8 +111,12 @@ private func receive(
   return 0
 }
 
-private func closeNow(_ wsi: OpaquePointer, _ code: CloseCode, _ reason: String) -> Int32 {
-  var bytes = Array(reason.utf8.prefix(123))
-  lws_close_reason(wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
-  return -1
+/// Closes from the writable callback rather than by returning -1 here: while lws is inflating
+/// a permessage-deflate message it does not act on the RECEIVE callback's -1.
+private func refuse(_ relay: Relay, _ conn: Connection, _ code: CloseCode, _ reason: String) -> Int32 {
+  conn.rx = []
+  // Read no more of a peer being closed (bounds the work a compressed flood can cause).
+  lws_rx_flow_control(conn.wsi, 0)
+  relay.close(conn, code, reason, drain: false)
+  return 0
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The issue's "done when", with an independent client: a Python `websockets` source and
+observer on one session through a real touch-relay binary. Prints 'N passed, M failed'.
+
+usage: tools/python-smoke.py [path/to/touch-relay]   (Debian: apt-get install python3-websockets)
+"""
+import asyncio, json, re, subprocess, sys
+
+import websockets
+
+binary = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/touch-relay"
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
+
+
+async def scenario(port):
+    base = f"ws://127.0.0.1:{port}"
+    async with websockets.connect(f"{base}/v1/observe/py?raw=1", subprotocols=["touchrelay.v1"]) as obs:
+        welcome = json.loads(await obs.recv())
+        check("observer welcome", welcome.get("type") == "welcome" and welcome.get("role") == "observer", welcome)
+        async with websockets.connect(f"{base}/v1/source/py") as src:
+            await src.send(json.dumps({"type": "hello", "device": {"name": "python", "width": 400, "height": 800}}))
+            sw = json.loads(await src.recv())
+            check("source welcome with id", sw.get("type") == "welcome" and sw.get("source", "").startswith("s"), sw)
+            joined = json.loads(await obs.recv())
+            check("joined notice", joined.get("event") == "joined" and joined.get("source") == sw.get("source"), joined)
+            await src.send(json.dumps({"type": "frame", "seq": 1, "t": 10.5,
+                                       "touches": [{"id": 1, "phase": "began", "x": 120.5, "y": 210}]}))
+            mirror = json.loads(await obs.recv())
+            check("raw mirror", mirror.get("type") == "touches" and mirror.get("seq") == 1
+                  and mirror["touches"][0]["x"] == 120.5 and "rt" in mirror, mirror)
+            await src.send('{"type":"frame","seq":2,"t":11,"touches":[{"id":1,"phase":"moved","x":NaN,"y":1}]}')
+            err = json.loads(await src.recv())
+            check("NaN refused as non_finite", err.get("code") == "non_finite", err)
+        left = json.loads(await obs.recv())
+        check("left notice on clean close", left.get("event") == "left", left)
+    # permessage-deflate is negotiated, and the size limit counts inflated bytes.
+    async with websockets.connect(f"{base}/v1/source/zip") as src:
+        ext = src.response_headers.get("Sec-WebSocket-Extensions", "")
+        check("permessage-deflate negotiated", "permessage-deflate" in ext, ext)
+        await src.send('{"type":"frame","pad":"' + "a" * 200_000 + '"}')
+        try:
+            await asyncio.wait_for(src.recv(), 5)
+            check("inflated oversize closes 1009", False, "no close")
+        except websockets.ConnectionClosed as c:
+            check("inflated oversize closes 1009", c.rcvd is not None and c.rcvd.code == 1009, c)
+
+
+def main():
+    proc = subprocess.Popen([binary, "--port", "0", "--log-level", "error"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        port = int(re.search(r":(\d+) ", line).group(1))
+        asyncio.run(asyncio.wait_for(scenario(port), 20))
+    except Exception as e:  # a crash of the scenario is a failure, not a traceback
+        check("scenario ran", False, repr(e))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    check("exit 0 on SIGTERM", proc.returncode == 0, proc.returncode)
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    sys.exit(0 if passed == len(results) else 1)
+
+
+main()
