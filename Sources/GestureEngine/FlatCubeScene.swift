@@ -71,14 +71,17 @@ struct FlatCubeScene: Sendable {
   }
 
   private static func oneInEachYellow(_ a: [String], _ b: [String]) -> Bool {
-    (a.contains(yellowLeft) && b.contains(yellowRight)) || (a.contains(yellowRight) && b.contains(yellowLeft))
+    (a.contains(yellowLeft) && b.contains(yellowRight))
+      || (a.contains(yellowRight) && b.contains(yellowLeft))
   }
 
   mutating func control(_ c: Control) -> Result<Bool, ProtocolError> {
     var changed = false
     if let action = c.action {
       guard action == "reset" else {
-        return .failure(ProtocolError(.unknownAction, "flatcube has no action '\(action.prefix(64))'; it has 'reset'"))
+        return .failure(
+          ProtocolError(
+            .unknownAction, "flatcube has no action '\(action.prefix(64))'; it has 'reset'"))
       }
       changed = red != 0 || yellow != 0
       red = 0

@@ -139,7 +139,9 @@ struct GestureArena: Sendable {
     let last = ctx.table.count == 1
     // A finger lifting from what can still be a multi-finger tap commits the rest of the
     // sequence to that tap: the finger left behind must not start a one-finger gesture.
-    if !last && tap.isCandidate && ctx.sequence.members.count >= 2 { ctx.sequence.multiClaimed = true }
+    if !last && tap.isCandidate && ctx.sequence.members.count >= 2 {
+      ctx.sequence.multiClaimed = true
+    }
     let longPressBegan = longPress.state.isActive || longPress.state == .ended
     longPress.lifted(f, t: t, ctx: &ctx)
     if last {

@@ -18,7 +18,9 @@ struct GestureContext: Sendable {
 
   /// The fingers down now, with the regions their current positions hit.
   func currentFingers() -> [GestureFinger] {
-    table.fingers.map { GestureFinger(id: $0.id, x: $0.x, y: $0.y, regions: regions.hit($0.x, $0.y)) }
+    table.fingers.map {
+      GestureFinger(id: $0.id, x: $0.x, y: $0.y, regions: regions.hit($0.x, $0.y))
+    }
   }
 
   func event(

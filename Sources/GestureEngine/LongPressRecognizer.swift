@@ -65,14 +65,17 @@ struct LongPressRecognizer: Sendable {
       state = .cancelled
       let e = ctx.event(
         gestureID, .longpress, .cancelled, t: t, x: lastX, y: lastY, touches: 1,
-        fingers: [GestureFinger(id: fingerID, x: lastX, y: lastY, regions: ctx.regions.hit(lastX, lastY))])
+        fingers: [
+          GestureFinger(id: fingerID, x: lastX, y: lastY, regions: ctx.regions.hit(lastX, lastY))
+        ])
       ctx.log.emit(e)
     } else if state == .possible {
       state = .failed
     }
   }
 
-  private mutating func report(_ s: GestureState, _ f: Finger, t: Double, ctx: inout GestureContext) {
+  private mutating func report(_ s: GestureState, _ f: Finger, t: Double, ctx: inout GestureContext)
+  {
     lastX = f.x
     lastY = f.y
     let e = ctx.event(

@@ -101,7 +101,8 @@ struct PanRecognizer: Sendable {
     lastX = c.x
     lastY = c.y
     var e = ctx.event(
-      gestureID, .pan, s, t: t, x: c.x, y: c.y, touches: ctx.table.count, fingers: ctx.currentFingers())
+      gestureID, .pan, s, t: t, x: c.x, y: c.y, touches: ctx.table.count,
+      fingers: ctx.currentFingers())
     e.translation = translation
     e.velocity = velocity
     ctx.log.emit(e)

@@ -34,7 +34,9 @@ struct PinchRecognizer: Sendable {
 
   /// Updates the scale; returns true when the pinch wants to begin now.
   mutating func moved(t: Double, allowed: Bool, ctx: inout GestureContext) -> Bool {
-    guard hasBaseline, ctx.table.count >= 2, state == .possible || state.isActive else { return false }
+    guard hasBaseline, ctx.table.count >= 2, state == .possible || state.isActive else {
+      return false
+    }
     let spread = Geometry.spread(ctx.table.fingers)
     guard spreadBase > 1e-9 else {
       // Fingers landed on one spot: a ratio needs a non-zero base, so take this one.
@@ -90,7 +92,8 @@ struct PinchRecognizer: Sendable {
     lastX = c.x
     lastY = c.y
     var e = ctx.event(
-      gestureID, .pinch, s, t: t, x: c.x, y: c.y, touches: ctx.table.count, fingers: ctx.currentFingers())
+      gestureID, .pinch, s, t: t, x: c.x, y: c.y, touches: ctx.table.count,
+      fingers: ctx.currentFingers())
     e.scale = scale
     e.rate = track.perMillisecond.x * 1000
     ctx.log.emit(e)

@@ -137,20 +137,31 @@ struct SketchScene: Sendable {
       return .success(true)
     case let other?:
       return .failure(
-        ProtocolError(.unknownAction, "sketch has no action '\(other.prefix(64))'; it has 'clear' and 'delete'"))
+        ProtocolError(
+          .unknownAction, "sketch has no action '\(other.prefix(64))'; it has 'clear' and 'delete'")
+      )
     }
   }
 
   var state: JSONValue {
     .object([
       ("scene", .string(Self.name)),
-      ("lines", .array(lines.map { line in .object([("points", .array(line.map { SceneJSON.point($0.x, $0.y) }))]) })),
+      (
+        "lines",
+        .array(
+          lines.map { line in
+            .object([("points", .array(line.map { SceneJSON.point($0.x, $0.y) }))])
+          })
+      ),
       ("selected", selected.map { .number(Double($0)) } ?? .null),
       (
         "drawing",
         .array(
           drawing.map { d in
-            .object([("touch", .number(Double(d.id))), ("points", .array(d.points.map { SceneJSON.point($0.x, $0.y) }))])
+            .object([
+              ("touch", .number(Double(d.id))),
+              ("points", .array(d.points.map { SceneJSON.point($0.x, $0.y) })),
+            ])
           })
       ),
     ])

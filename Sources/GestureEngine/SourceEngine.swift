@@ -20,7 +20,8 @@ public struct SourceEngine: Sendable {
       regions: Self.regions(for: hello, sceneName: hello.scene))
     self.scene = scene
     arena = GestureArena(
-      settings: GestureSettings(config: hello.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2),
+      settings: GestureSettings(
+        config: hello.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2),
       regions: RegionMap(regions: Self.regions(for: hello, sceneName: scene?.name)))
     arena.ctx.log.recordsFingers = scene != nil
   }
@@ -59,7 +60,8 @@ public struct SourceEngine: Sendable {
     hello = next
     if sceneChanged {
       scene = ActiveScene(
-        name: next.scene, device: next.device, regions: Self.regions(for: next, sceneName: next.scene))
+        name: next.scene, device: next.device,
+        regions: Self.regions(for: next, sceneName: next.scene))
       arena.ctx.log.recordsFingers = scene != nil
       out.scene = scene?.state
     }
@@ -71,10 +73,13 @@ public struct SourceEngine: Sendable {
     if let name = next.scene, scene == nil {
       out.errors.append(
         ProtocolError(
-          .unknownScene, "unknown scene '\(name.prefix(64))'; scenes are \(Self.sceneNames.joined(separator: ", "))"))
+          .unknownScene,
+          "unknown scene '\(name.prefix(64))'; scenes are \(Self.sceneNames.joined(separator: ", "))"
+        ))
     }
     arena.update(
-      settings: GestureSettings(config: next.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2))
+      settings: GestureSettings(
+        config: next.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2))
     return out
   }
 
@@ -118,7 +123,9 @@ public struct SourceEngine: Sendable {
     for n in notes {
       if case .gesture(let e) = n { out.events.append(e) }
     }
-    if scene != nil, !notes.isEmpty, scene!.consume(notes, deferredTaps: arena.ctx.settings.deferredTaps) {
+    if scene != nil, !notes.isEmpty,
+      scene!.consume(notes, deferredTaps: arena.ctx.settings.deferredTaps)
+    {
       out.scene = scene!.state
     }
     return out

@@ -13,7 +13,9 @@ struct SwipeRecognizer: Sendable {
   }
 
   /// The last finger of the sequence is lifting.
-  mutating func lastFingerLifted(_ f: Finger, t: Double, longPressBegan: Bool, ctx: inout GestureContext) {
+  mutating func lastFingerLifted(
+    _ f: Finger, t: Double, longPressBegan: Bool, ctx: inout GestureContext
+  ) {
     guard state == .possible else { return }
     state = .failed
     let seq = ctx.sequence

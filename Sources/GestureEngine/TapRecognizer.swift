@@ -75,7 +75,9 @@ struct TapRecognizer: Sendable {
     }
     x /= Double(k)
     y /= Double(k)
-    let fingers = seq.members.map { GestureFinger(id: $0.id, x: $0.downX, y: $0.downY, regions: $0.downRegions) }
+    let fingers = seq.members.map {
+      GestureFinger(id: $0.id, x: $0.downX, y: $0.downY, regions: $0.downRegions)
+    }
     var count = 1
     if let p = pending, p.touches == k, seq.startT - p.upT <= ctx.settings.multiTapInterval,
       Geometry.distance(x - p.x, y - p.y) <= ctx.settings.multiTapDistance
@@ -118,7 +120,8 @@ struct TapRecognizer: Sendable {
 
   private func emit(_ p: Pending, at t: Double, ctx: inout GestureContext) {
     var e = ctx.event(
-      ctx.log.nextID(), .tap, .recognized, t: t, x: p.x, y: p.y, touches: p.touches, fingers: p.fingers)
+      ctx.log.nextID(), .tap, .recognized, t: t, x: p.x, y: p.y, touches: p.touches,
+      fingers: p.fingers)
     e.taps = p.count
     ctx.log.emit(e)
   }

@@ -25,7 +25,9 @@ struct TouchSequence: Sendable {
 
   mutating func add(_ f: Finger) {
     members.append(
-      Member(id: f.id, downX: f.downX, downY: f.downY, downRegions: f.downRegions, liftX: f.x, liftY: f.y))
+      Member(
+        id: f.id, downX: f.downX, downY: f.downY, downRegions: f.downRegions, liftX: f.x, liftY: f.y
+      ))
   }
 
   /// Remembers where a finger lifted (article 001 keeps the first finger's end location).

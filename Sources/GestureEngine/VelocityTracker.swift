@@ -36,7 +36,9 @@ struct VelocityTracker: Sendable {
 
   /// Units per millisecond; zero without two distinct instants.
   var perMillisecond: (x: Double, y: Double) {
-    guard let first = samples.first, let last = samples.last, last.t > first.t else { return (0, 0) }
+    guard let first = samples.first, let last = samples.last, last.t > first.t else {
+      return (0, 0)
+    }
     let dt = last.t - first.t
     return ((last.x - first.x) / dt, (last.y - first.y) / dt)
   }

@@ -76,7 +76,8 @@ struct ZoomScene: Sendable {
     }
     guard let action = c.action else { return .success(false) }
     guard action == "reset" else {
-      return .failure(ProtocolError(.unknownAction, "zoom has no action '\(action.prefix(64))'; it has 'reset'"))
+      return .failure(
+        ProtocolError(.unknownAction, "zoom has no action '\(action.prefix(64))'; it has 'reset'"))
     }
     let changed = scale != 1 || centreX != width / 2 || centreY != height / 2
     scale = 1

@@ -38,7 +38,9 @@ enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
     }
   }
 
-  static func parse(_ bytes: [UInt8]) throws -> JSON { try JSONDecoder().decode(JSON.self, from: Data(bytes)) }
+  static func parse(_ bytes: [UInt8]) throws -> JSON {
+    try JSONDecoder().decode(JSON.self, from: Data(bytes))
+  }
 
   var bytes: [UInt8] {
     let encoder = JSONEncoder()

@@ -4,8 +4,11 @@ import TouchProtocol
 
 private let phone = Device(name: "test", width: 390, height: 844)
 
-private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Double, Double)]) -> Frame {
-  Frame(seq: seq, t: t, touches: touches.map { TouchPoint(id: $0.0, phase: $0.1, x: $0.2, y: $0.3) })
+private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Double, Double)])
+  -> Frame
+{
+  Frame(
+    seq: seq, t: t, touches: touches.map { TouchPoint(id: $0.0, phase: $0.1, x: $0.2, y: $0.3) })
 }
 
 @Suite struct SourceEngineTests {
@@ -62,7 +65,8 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
       return
     }
     func rect(_ v: JSONValue) -> Region? {
-      guard case .string(let id)? = v["id"], case .number(let x)? = v["x"], case .number(let y)? = v["y"],
+      guard case .string(let id)? = v["id"], case .number(let x)? = v["x"],
+        case .number(let y)? = v["y"],
         case .number(let w)? = v["width"], case .number(let h)? = v["height"]
       else { return nil }
       return Region(id: id, x: x, y: y, width: w, height: h)
@@ -71,7 +75,8 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
     #expect(r.map(\.id) == ["red", "yellowLeft", "yellowRight"])
     // The surface centre is inside all three squares; each pair shares a point only they hold.
     #expect(r.allSatisfy { $0.contains(x: 195, y: 422) })
-    #expect(r.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x + $0.width <= 390 && $0.y + $0.height <= 844 })
+    #expect(
+      r.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x + $0.width <= 390 && $0.y + $0.height <= 844 })
   }
 
   @Test func configFromARepeatedHelloWaitsForTheNextSequence() {
@@ -106,7 +111,8 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
       rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
       return Int((rng >> 33) % UInt64(n))
     }
-    var e = SourceEngine(hello: Hello(device: phone, scene: SourceEngine.sceneNames[Int(seed) % 3]), maxFingers: 4)
+    var e = SourceEngine(
+      hello: Hello(device: phone, scene: SourceEngine.sceneNames[Int(seed) % 3]), maxFingers: 4)
     var down: [Int64: (Double, Double)] = [:]
     var nextID: Int64 = 1
     var events: [GestureEvent] = []
@@ -118,7 +124,8 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
       for (id, p) in down.sorted(by: { $0.key < $1.key }) {
         switch next(10) {
         case 0: touches.append(TouchPoint(id: id, phase: .ended, x: p.0, y: p.1))
-        case 1 where next(4) == 0: touches.append(TouchPoint(id: id, phase: .cancelled, x: p.0, y: p.1))
+        case 1 where next(4) == 0:
+          touches.append(TouchPoint(id: id, phase: .cancelled, x: p.0, y: p.1))
         case 2 where next(4) == 0: break  // missing from the frame
         case 3...6:
           let q = (p.0 + Double(next(61) - 30), p.1 + Double(next(61) - 30))
@@ -127,7 +134,8 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
         }
       }
       if next(4) == 0 {
-        touches.append(TouchPoint(id: nextID, phase: .began, x: Double(next(390)), y: Double(next(844))))
+        touches.append(
+          TouchPoint(id: nextID, phase: .began, x: Double(next(390)), y: Double(next(844))))
         nextID += 1
       }
       let out = e.process(Frame(seq: Int64(seq), t: t, touches: touches))

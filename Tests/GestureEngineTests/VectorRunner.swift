@@ -50,16 +50,21 @@ struct VectorRunnerError: Error, CustomStringConvertible {
 enum VectorRunner {
   /// Decodes one client message given as a JSON object without its `type`.
   static func decode(_ type: String, _ body: JSON?) throws -> ClientMessage {
-    guard case .object(var obj)? = body else { throw VectorRunnerError("\(type) must be an object") }
+    guard case .object(var obj)? = body else {
+      throw VectorRunnerError("\(type) must be an object")
+    }
     obj["type"] = .string(type)
     switch MessageDecoder().decode(JSON.object(obj).bytes) {
     case .success(let m): return m
-    case .failure(let e): throw VectorRunnerError("\(type) does not decode: \(e.code.rawValue) \(e.message)")
+    case .failure(let e):
+      throw VectorRunnerError("\(type) does not decode: \(e.code.rawValue) \(e.message)")
     }
   }
 
   static func run(_ v: ConformanceVector) throws -> VectorOutcome {
-    guard case .hello(let hello) = try decode("hello", v.json["hello"]) else { throw VectorRunnerError("hello") }
+    guard case .hello(let hello) = try decode("hello", v.json["hello"]) else {
+      throw VectorRunnerError("hello")
+    }
     let maxFingers = v.json["maxFingers"]?.number.map { Int($0) } ?? Limits().maxFingers
     var engine = SourceEngine(hello: hello, maxFingers: maxFingers)
     var outcome = VectorOutcome()
@@ -70,20 +75,26 @@ enum VectorRunner {
     }
     for step in v.steps {
       if let f = step["frame"] {
-        guard case .frame(let frame) = try decode("frame", f) else { throw VectorRunnerError("frame") }
+        guard case .frame(let frame) = try decode("frame", f) else {
+          throw VectorRunnerError("frame")
+        }
         try collect(engine.process(frame))
       } else if let t = step["advance"]?.number {
         try collect(engine.advance(to: t))
       } else if let t = step["close"]?.number {
         try collect(engine.cancelAll(at: t))
       } else if let c = step["control"] {
-        guard case .control(let control) = try decode("control", c) else { throw VectorRunnerError("control") }
+        guard case .control(let control) = try decode("control", c) else {
+          throw VectorRunnerError("control")
+        }
         switch engine.control(control) {
         case .success(let out): try collect(out)
         case .failure(let e): outcome.errors.append(wire(e))
         }
       } else if let h = step["hello"] {
-        guard case .hello(let next) = try decode("hello", h) else { throw VectorRunnerError("hello") }
+        guard case .hello(let next) = try decode("hello", h) else {
+          throw VectorRunnerError("hello")
+        }
         try collect(engine.update(hello: next))
       } else {
         throw VectorRunnerError("unknown step \(step)")
@@ -96,7 +107,9 @@ enum VectorRunner {
   /// A gesture event as its `gesture` message carries it (origin fields dropped, `t` kept).
   static func wire(_ e: GestureEvent) throws -> JSON {
     let bytes = ServerMessage.gesture(e, origin: Origin(source: "vector", seq: 0, t: e.t, rt: 0))
-    guard case .object(var obj) = try JSON.parse(bytes) else { throw VectorRunnerError("gesture encoding") }
+    guard case .object(var obj) = try JSON.parse(bytes) else {
+      throw VectorRunnerError("gesture encoding")
+    }
     for key in ["type", "source", "seq", "rt"] { obj[key] = nil }
     return .object(obj)
   }
@@ -108,7 +121,8 @@ enum VectorRunner {
   }
 
   static func wire(_ state: JSONValue) throws -> JSON {
-    try JSON.parse(ServerMessage.scene(source: "vector", state: state, origin: nil))["state"] ?? .null
+    try JSON.parse(ServerMessage.scene(source: "vector", state: state, origin: nil))["state"]
+      ?? .null
   }
 
   /// Compares a vector's expectations with what it produced; returns the mismatches.
@@ -140,7 +154,8 @@ enum Match {
   static func list(_ expected: [JSON], _ actual: [JSON], _ tol: Double, path: String) -> [String] {
     var problems: [String] = []
     if expected.count != actual.count {
-      problems.append("\(path): expected \(expected.count) items, got \(actual.count): \(JSON.array(actual))")
+      problems.append(
+        "\(path): expected \(expected.count) items, got \(actual.count): \(JSON.array(actual))")
     }
     for (i, (e, a)) in zip(expected, actual).enumerated() {
       problems += value(e, a, tol, path: "\(path)[\(i)]")
@@ -151,7 +166,9 @@ enum Match {
   static func value(_ e: JSON, _ a: JSON, _ tol: Double, path: String) -> [String] {
     switch (e, a) {
     case (.object(let eo), .object(let ao)):
-      return eo.keys.sorted().flatMap { key in value(eo[key]!, ao[key] ?? .null, tol, path: "\(path).\(key)") }
+      return eo.keys.sorted().flatMap { key in
+        value(eo[key]!, ao[key] ?? .null, tol, path: "\(path).\(key)")
+      }
     case (.array(let ea), .array(let aa)):
       return list(ea, aa, tol, path: path)
     case (.number(let en), .number(let an)):
