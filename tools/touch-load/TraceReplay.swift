@@ -150,13 +150,15 @@ enum TraceLoader {
   }
 
   /// A conformance vector: frames go through the real decoder (so ones it rejects are
-  /// skipped), `advance` becomes quiet time, the rest (control, close) is skipped.
+  /// skipped), `advance` becomes quiet time until its device time, the rest (control,
+  /// close) is skipped.
   private static func vector(_ data: Data, path: String) throws -> Recording {
     guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
       let steps = object["steps"] as? [[String: Any]]
     else { throw Failure.unreadable(path, "not a vector (an object with 'steps')") }
     var r = Recording()
     let decoder = MessageDecoder()
+    var lastT = 0.0
     if let hello = object["hello"] as? [String: Any], let d = hello["device"] as? [String: Any],
       let w = (d["width"] as? NSNumber)?.doubleValue,
       let h = (d["height"] as? NSNumber)?.doubleValue
@@ -174,8 +176,11 @@ enum TraceLoader {
         }
         r.steps.append(.touches(f.touches))
         r.frameCount += 1
-      } else if let ms = (step["advance"] as? NSNumber)?.doubleValue {
-        r.steps.append(.idle(ms: ms))
+        lastT = f.t
+      } else if let until = (step["advance"] as? NSNumber)?.doubleValue {
+        // `advance` names a device time (README: the timers run at time T), not a length.
+        r.steps.append(.idle(ms: max(0, until - lastT)))
+        lastT = max(lastT, until)
       } else {
         r.skipped += 1
       }
