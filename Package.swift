@@ -68,12 +68,19 @@ let package = Package(
       ],
       path: "tools/touch-load"
     ),
+    // Conformance vectors (protocol/vectors): loading and matching, shared by the engine's
+    // tests and the through-the-server tests.
+    .target(
+      name: "ConformanceSupport",
+      dependencies: ["GestureEngine", "TouchProtocol"],
+      path: "Tests/ConformanceSupport"
+    ),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol"]),
-    .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol"]),
+    .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
     .testTarget(
       name: "RelayServerTests",
       dependencies: [
-        "RelayServer", "TouchProtocol", "GestureEngine", "TouchRelayClient",
+        "RelayServer", "TouchProtocol", "GestureEngine", "TouchRelayClient", "ConformanceSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

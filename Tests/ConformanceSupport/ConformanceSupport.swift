@@ -1,0 +1,1 @@
+// Shared conformance-vector loading and matching: moved here from GestureEngineTests.
