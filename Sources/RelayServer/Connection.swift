@@ -7,7 +7,8 @@ final class Connection {
     case source, observer
   }
 
-  let wsi: OpaquePointer
+  /// nil for a connection with no socket (replaying a recording).
+  let wsi: OpaquePointer?
   let serial: Int
   let role: Role
   let session: Session
@@ -27,6 +28,8 @@ final class Connection {
   /// Bytes of the message being reassembled from fragments.
   var rx: [UInt8] = []
   var source: SourceState?
+  /// Writes this source's input to a JSON-lines file (`--record`).
+  var recorder: SourceRecorder?
   var messagesIn = 0
   var messagesOut = 0
   var errorsSent = 0
@@ -34,7 +37,7 @@ final class Connection {
   var closed = false
 
   init(
-    wsi: OpaquePointer, serial: Int, role: Role, session: Session, filter: ObserverFilter,
+    wsi: OpaquePointer?, serial: Int, role: Role, session: Session, filter: ObserverFilter,
     queue: ObserverQueue, openedAt: Double, peer: String
   ) {
     self.wsi = wsi

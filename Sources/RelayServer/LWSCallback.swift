@@ -37,7 +37,7 @@ func relayCallback(
     guard case .success(let target) = RequestTarget.parse(path: path, args: args), target != .healthz else {
       return -1
     }
-    relay.open(wsi: wsi, target: target, peer: HTTPRequest.peer(of: wsi))
+    relay.open(wsi: wsi, target: target, peer: HTTPRequest.peer(of: wsi), at: relay.now())
     return 0
 
   case LWS_CALLBACK_RECEIVE:
@@ -46,7 +46,7 @@ func relayCallback(
 
   case LWS_CALLBACK_SERVER_WRITEABLE:
     guard let conn = connection(wsi) else { return 0 }
-    return relay.writable(conn)
+    return relay.writable(conn, wsi: wsi)
 
   case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
     if let conn = connection(wsi), let input, len >= 2 {
@@ -57,7 +57,7 @@ func relayCallback(
 
   case LWS_CALLBACK_CLOSED:
     if let conn = connection(wsi) {
-      relay.closed(conn)
+      relay.closed(conn, at: relay.now())
       lws_set_opaque_user_data(wsi, nil)
     }
     return 0
@@ -100,11 +100,11 @@ private func receive(
   let final = lws_is_final_fragment(wsi) != 0
   if final && conn.rx.isEmpty {
     // The common case: a whole message in one chunk, decoded where it lies.
-    relay.receive(chunk, from: conn)
+    relay.receive(chunk, from: conn, at: relay.now())
   } else {
     conn.rx.append(contentsOf: chunk)
     if final {
-      conn.rx.withUnsafeBytes { relay.receive($0, from: conn) }
+      conn.rx.withUnsafeBytes { relay.receive($0, from: conn, at: relay.now()) }
       conn.rx.removeAll(keepingCapacity: conn.rx.capacity <= 64 * 1024)
     }
   }
@@ -116,7 +116,7 @@ private func receive(
 private func refuse(_ relay: Relay, _ conn: Connection, _ code: CloseCode, _ reason: String) -> Int32 {
   conn.rx = []
   // Read no more of a peer being closed (bounds the work a compressed flood can cause).
-  lws_rx_flow_control(conn.wsi, 0)
+  if let wsi = conn.wsi { lws_rx_flow_control(wsi, 0) }
   relay.close(conn, code, reason, drain: false)
   return 0
 }

@@ -18,6 +18,8 @@ final class Relay {
   private var connections: [ObjectIdentifier: Connection] = [:]
   private var nextSerial = 1
   private var nextSourceNumber = 1
+  /// Replay gives the recorded source its recorded id.
+  var fixedSourceID: String?
   var stopping = false
   /// Set once shutdown is complete; the service loop then exits.
   var finished = false
@@ -53,7 +55,9 @@ final class Relay {
 
   // MARK: - Opening
 
-  func open(wsi: OpaquePointer, target: RequestTarget, peer: String) {
+  /// A new WebSocket peer; `wsi` is nil when replaying a recording.
+  @discardableResult
+  func open(wsi: OpaquePointer?, target: RequestTarget, peer: String, at rt: Double) -> Connection {
     let session = sessions[target.sessionName] ?? newSession(target.sessionName)
     let role: Connection.Role
     let filter: ObserverFilter
@@ -73,13 +77,16 @@ final class Relay {
     }
     let conn = Connection(
       wsi: wsi, serial: nextSerial, role: role, session: session, filter: filter, queue: queue,
-      openedAt: now(), peer: peer)
+      openedAt: rt, peer: peer)
     nextSerial += 1
     connections[ObjectIdentifier(conn)] = conn
-    lws_set_opaque_user_data(wsi, Unmanaged.passUnretained(conn).toOpaque())
+    if let wsi { lws_set_opaque_user_data(wsi, Unmanaged.passUnretained(conn).toOpaque()) }
     switch role {
     case .source:
       session.sources.append(conn)
+      if let dir = config.recordDirectory {
+        conn.recorder = SourceRecorder(directory: dir, session: session.name, serial: conn.serial, config: config, rt: rt, logger: logger)
+      }
     case .observer:
       session.observers.append(conn)
       sendObserverWelcome(conn)
@@ -89,6 +96,7 @@ final class Relay {
       metadata: [
         "conn": "\(conn.serial)", "role": "\(role.rawValue)", "session": "\(session.name)", "peer": "\(peer)",
       ])
+    return conn
   }
 
   private func newSession(_ name: String) -> Session {
@@ -108,10 +116,10 @@ final class Relay {
 
   // MARK: - Receiving
 
-  /// One complete text message from a peer.
-  func receive(_ bytes: UnsafeRawBufferPointer, from conn: Connection) {
+  /// One complete text message from a peer, received at server time `rt`.
+  func receive(_ bytes: UnsafeRawBufferPointer, from conn: Connection, at rt: Double) {
     conn.messagesIn += 1
-    let rt = now()
+    conn.recorder?.message(bytes, rt: rt)
     switch decoder.decode(bytes) {
     case .failure(let e):
       sendError(e, to: conn)
@@ -200,6 +208,8 @@ final class Relay {
     if let wanted = hello.resume, session.departed.removeValue(forKey: wanted) != nil {
       id = wanted
       resumed = true
+    } else if let fixed = fixedSourceID {
+      id = fixed
     } else {
       id = "s\(nextSourceNumber)"
       nextSourceNumber += 1
@@ -211,6 +221,7 @@ final class Relay {
     state.validator = validator
     state.lastRT = rt
     conn.source = state
+    conn.recorder?.joined(source: id)
     let welcome = ServerMessage.sourceWelcome(
       session: session.name, source: id, resumed: resumed, limits: config.limits, serverTime: rt,
       headroom: headroom)
@@ -236,12 +247,19 @@ final class Relay {
     tr_timer_schedule(context, state.timer, sourceTimerFired, Int64(dueIn * 1000))
   }
 
+  /// The source's lws timer fired.
+  func timerFired(_ conn: Connection, at rt: Double) {
+    guard let deadline = conn.source?.armedDeadline else { return }
+    conn.source?.armedDeadline = nil
+    advance(conn, to: deadline, at: rt)
+  }
+
   /// A source's engine deadline fell due: the event carries the deadline as its device time.
-  func timerFired(_ conn: Connection) {
-    guard let state = conn.source, let deadline = state.armedDeadline else { return }
-    state.armedDeadline = nil
+  func advance(_ conn: Connection, to deadline: Double, at rt: Double) {
+    guard let state = conn.source else { return }
+    conn.recorder?.timer(deadline: deadline, rt: rt)
     let out = state.engine.advance(to: deadline)
-    deliver(out, from: conn, origin: state.origin(t: deadline, rt: now()))
+    deliver(out, from: conn, origin: state.origin(t: deadline, rt: rt))
     arm(conn, state)
   }
 
@@ -328,9 +346,9 @@ final class Relay {
   }
 
   func requestWrite(_ conn: Connection) {
-    guard !conn.writeRequested, !conn.closed else { return }
+    guard !conn.writeRequested, !conn.closed, let wsi = conn.wsi else { return }
     conn.writeRequested = true
-    lws_callback_on_writable(conn.wsi)
+    lws_callback_on_writable(wsi)
   }
 
   /// Closes with `code` once the queue has drained (or at the next writable if `drain` is false).
@@ -347,12 +365,12 @@ final class Relay {
   // MARK: - Writing
 
   /// LWS_CALLBACK_SERVER_WRITEABLE: at most one lws_write per call.
-  func writable(_ conn: Connection) -> Int32 {
+  func writable(_ conn: Connection, wsi: OpaquePointer) -> Int32 {
     conn.writeRequested = false
     conn.inFlight = nil
     if let m = nextMessage(conn) {
       let n = lws_write(
-        conn.wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
+        wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
         m.payloadCount, LWS_WRITE_TEXT)
       if n < 0 { return -1 }
       conn.inFlight = m
@@ -362,7 +380,7 @@ final class Relay {
     }
     if let (code, reason) = conn.pendingClose {
       var bytes = Array(reason.utf8.prefix(123))
-      lws_close_reason(conn.wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
+      lws_close_reason(wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
       return -1
     }
     return 0
@@ -390,9 +408,11 @@ final class Relay {
   // MARK: - Closing
 
   /// LWS_CALLBACK_CLOSED: the socket is gone; tell everyone who needs to know.
-  func closed(_ conn: Connection) {
+  func closed(_ conn: Connection, at rt: Double) {
     guard !conn.closed else { return }
     conn.closed = true
+    conn.recorder?.close(peerCode: conn.peerCloseCode, rt: rt)
+    conn.recorder = nil
     let session = conn.session
     switch conn.role {
     case .observer:
@@ -401,15 +421,16 @@ final class Relay {
       session.sources.removeAll { $0 === conn }
       if let state = conn.source {
         state.disarm()
-        let t = state.clockOffset.map { now() - $0 } ?? state.lastT
-        let out = state.engine.cancelAll(at: max(t, state.lastT))
-        deliver(out, from: conn, origin: state.origin(t: max(t, state.lastT), rt: now()))
+        // The device time of the close, estimated from the latest frame's clock offset.
+        let t = max(state.clockOffset.map { rt - $0 } ?? state.lastT, state.lastT)
+        let out = state.engine.cancelAll(at: t)
+        deliver(out, from: conn, origin: state.origin(t: t, rt: rt))
         // A clean close (1000) is a goodbye; anything else may be a dropped network.
         if conn.peerCloseCode == 1000 || stopping {
           broadcastSourceEvent("left", state.info, in: session)
         } else {
           session.departed[state.info.id] = DepartedSource(
-            info: state.info, deadline: now() + config.resumeWindow * 1000)
+            info: state.info, deadline: rt + config.resumeWindow * 1000)
           armSweep()
         }
       }
@@ -474,7 +495,7 @@ final class Relay {
     }
     logger.warning("drain deadline passed, cutting connections", metadata: ["open": "\(connections.count)"])
     for conn in connections.values {
-      lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+      if let wsi = conn.wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
     }
     // Whatever has not closed within another moment is freed with the context.
     finished = true
@@ -519,8 +540,8 @@ extension RequestTarget {
 func sourceTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
   guard let sul, let owner = tr_timer_owner(sul) else { return }
   let conn = Unmanaged<Connection>.fromOpaque(owner).takeUnretainedValue()
-  guard let relay = relayOf(conn.wsi) else { return }
-  relay.timerFired(conn)
+  guard let wsi = conn.wsi, let relay = relayOf(wsi) else { return }
+  relay.timerFired(conn, at: relay.now())
 }
 
 func shutdownDeadlineFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {

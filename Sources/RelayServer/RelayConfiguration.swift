@@ -27,5 +27,9 @@ public struct RelayConfiguration: Sendable {
   /// Let libwebsockets log its warnings and notices too (with --log-level debug).
   public var verboseLibwebsockets = false
 
+  /// Write every source's input (messages, timer firings, close) with server times to
+  /// JSON-lines files in this directory, for `touch-relay replay`.
+  public var recordDirectory: String?
+
   public init() {}
 }

@@ -316,7 +316,7 @@ public enum ServerMessage {
     w.endObject()
   }
 
-  static func write(_ l: Limits, _ w: inout JSONWriter) {
+  public static func write(_ l: Limits, _ w: inout JSONWriter) {
     w.beginObject()
     w.key("maxMessageBytes")
     w.int(Int64(l.maxMessageBytes))

@@ -63,6 +63,21 @@ struct TouchRelayCommand: ParsableCommand {
   @Flag(inversion: .prefixedNo, help: "Offer permessage-deflate. [env: TOUCH_RELAY_COMPRESSION=0|1] (default: on)")
   var compression: Bool?
 
+  @Option(
+    help: ArgumentHelp(
+      "Record every source's input (messages, timer firings, close, with server times) as JSON lines in this directory. [env: TOUCH_RELAY_RECORD]",
+      valueName: "dir"))
+  var record: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Do not serve: replay a --record file through the engine and print, one JSON message per line, what an observer with ?raw=1 received.",
+      valueName: "file"))
+  var replay: String?
+
+  @Flag(help: "With --replay: leave out the raw `touches` mirror (what an observer without ?raw=1 received).")
+  var replayWithoutRaw = false
+
   func validate() throws {
     _ = try resolved()
   }
@@ -87,6 +102,13 @@ struct TouchRelayCommand: ParsableCommand {
     c.gestures = try pick(gestures, "GESTURES", true, parseBool)
     c.compression = try pick(compression, "COMPRESSION", true, parseBool)
     c.verboseLibwebsockets = level <= .debug
+    c.recordDirectory = record ?? ProcessInfo.processInfo.environment["TOUCH_RELAY_RECORD"]
+    if let dir = c.recordDirectory {
+      var isDir: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue,
+        FileManager.default.isWritableFile(atPath: dir)
+      else { throw ValidationError("record directory '\(dir)' does not exist or is not writable") }
+    }
 
     guard (0...65535).contains(c.port) else { throw ValidationError("port must be from 0 to 65535") }
     guard (128...(16 << 20)).contains(c.limits.maxMessageBytes) else {
@@ -111,6 +133,7 @@ struct TouchRelayCommand: ParsableCommand {
   }
 
   func run() throws {
+    if let file = replay { return try runReplay(file) }
     let (config, level) = try resolved()
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)
@@ -141,6 +164,24 @@ struct TouchRelayCommand: ParsableCommand {
     FileHandle.standardOutput.write(Data(line.utf8))
     server.wait()
     withExtendedLifetime(sources) {}
+  }
+}
+
+extension TouchRelayCommand {
+  func runReplay(_ file: String) throws {
+    let text: String
+    do {
+      text = try String(contentsOfFile: file, encoding: .utf8)
+    } catch {
+      throw ValidationError("cannot read '\(file)': \(error.localizedDescription)")
+    }
+    do {
+      for line in try RecordingReplay.replay(text, raw: !replayWithoutRaw) {
+        print(line)
+      }
+    } catch let e as RecordingReplay.Failure {
+      throw ValidationError("\(file): \(e)")
+    }
   }
 }
 

@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import TouchProtocol
+
+/// Replays a `--record` file offline through the same `Relay` code the server runs, with the
+/// recorded server times, and returns what an observer of the session received (without its
+/// `welcome`), one JSON message per element: byte for byte what observers got live.
+public enum RecordingReplay {
+  public struct Failure: Error, CustomStringConvertible {
+    public let line: Int
+    public let why: String
+    public var description: String { "line \(line): \(why)" }
+  }
+
+  /// `raw` includes the `touches` mirror, as for an observer that connected with `?raw=1`.
+  public static func replay(_ text: String, raw: Bool = true) throws -> [String] {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+    guard let first = lines.first, let header = try? object(first),
+      header["type"] as? String == "recording"
+    else {
+      throw Failure(line: 1, why: "not a touch-relay recording (no header line)")
+    }
+    guard header["version"] as? Int == 1 else {
+      throw Failure(line: 1, why: "unsupported recording version \(header["version"] ?? "none")")
+    }
+    var config = RelayConfiguration()
+    config.gestures = header["gestures"] as? Bool ?? true
+    if let l = header["limits"] as? [String: Any] {
+      config.limits.maxMessageBytes = l["maxMessageBytes"] as? Int ?? config.limits.maxMessageBytes
+      config.limits.maxTouchesPerFrame = l["maxTouchesPerFrame"] as? Int ?? config.limits.maxTouchesPerFrame
+      config.limits.maxFingers = l["maxFingers"] as? Int ?? config.limits.maxFingers
+      config.limits.maxDepth = l["maxDepth"] as? Int ?? config.limits.maxDepth
+    }
+    config.limits.observerQueue = Int.max / 8
+    let session = header["session"] as? String ?? "replay"
+    let start = header["rt"] as? Double ?? 0
+
+    var logger = Logger(label: "replay")
+    logger.logLevel = .critical
+    let relay = Relay(config: config, logger: logger)
+    let observer = relay.open(
+      wsi: nil, target: .observer(session: session, filter: ObserverFilter(raw: raw)), peer: "replay", at: start)
+    _ = observer.queue.pop()  // its welcome
+    let source = relay.open(wsi: nil, target: .source(session: session), peer: "replay", at: start)
+    // One recording is one connection: at most one join, whose id the replay gives the source.
+    relay.fixedSourceID = lines.lazy.compactMap { try? object($0) }.compactMap { $0["joined"] as? String }.first
+    var out: [String] = []
+    for (index, line) in lines.enumerated().dropFirst() {
+      let record = try object(line, index + 1)
+      if record["joined"] != nil { continue }
+      guard let rt = record["rt"] as? Double else { throw Failure(line: index + 1, why: "no rt") }
+      if let message = record["in"] as? String {
+        let bytes = Array(message.utf8)
+        bytes.withUnsafeBytes { relay.receive($0, from: source, at: rt) }
+      } else if let deadline = record["timer"] as? Double {
+        relay.advance(source, to: deadline, at: rt)
+      } else if record.keys.contains("close") {
+        source.peerCloseCode = (record["close"] as? Int).map { UInt16($0) }
+        relay.closed(source, at: rt)
+      } else {
+        throw Failure(line: index + 1, why: "unknown record \(line.prefix(80))")
+      }
+      while let m = observer.queue.pop() {
+        out.append(String(decoding: UnsafeRawBufferPointer(rebasing: m.bytes[m.headroom...]), as: UTF8.self))
+      }
+    }
+    return out
+  }
+
+  private static func object(_ line: Substring, _ number: Int = 1) throws -> [String: Any] {
+    guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+      throw Failure(line: number, why: "not a JSON object")
+    }
+    return o
+  }
+}
