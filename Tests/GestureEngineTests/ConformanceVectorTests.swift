@@ -1,6 +1,5 @@
+import ConformanceSupport
 import Testing
-
-@testable import GestureEngine
 
 @Suite struct ConformanceVectorTests {
   static let vectors = ConformanceVector.loadAll()

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A plain JSON tree for the tests: vectors in, wire messages out, compared field by field.
-enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
+public enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
   case null
   case bool(Bool)
   case number(Double)
@@ -9,7 +9,7 @@ enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
   case array([JSON])
   case object([String: JSON])
 
-  init(from decoder: any Decoder) throws {
+  public init(from decoder: any Decoder) throws {
     let c = try decoder.singleValueContainer()
     if c.decodeNil() {
       self = .null
@@ -26,7 +26,7 @@ enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
     }
   }
 
-  func encode(to encoder: any Encoder) throws {
+  public func encode(to encoder: any Encoder) throws {
     var c = encoder.singleValueContainer()
     switch self {
     case .null: try c.encodeNil()
@@ -38,30 +38,42 @@ enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
     }
   }
 
-  static func parse(_ bytes: [UInt8]) throws -> JSON {
+  public static func parse(_ bytes: [UInt8]) throws -> JSON {
     try JSONDecoder().decode(JSON.self, from: Data(bytes))
   }
 
-  var bytes: [UInt8] {
+  public var bytes: [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     return Array((try? encoder.encode(self)) ?? Data())
   }
 
-  subscript(key: String) -> JSON? {
+  public subscript(key: String) -> JSON? {
     if case .object(let o) = self { return o[key] }
     return nil
   }
 
-  var number: Double? {
+  public var number: Double? {
     if case .number(let n) = self { return n }
     return nil
   }
 
-  var array: [JSON]? {
+  public var array: [JSON]? {
     if case .array(let a) = self { return a }
     return nil
   }
 
-  var description: String { String(decoding: bytes, as: UTF8.self) }
+  public var string: String? {
+    if case .string(let s) = self { return s }
+    return nil
+  }
+
+  /// The object without `key` (anything else unchanged).
+  public func removing(_ key: String) -> JSON {
+    guard case .object(var o) = self else { return self }
+    o[key] = nil
+    return .object(o)
+  }
+
+  public var description: String { String(decoding: bytes, as: UTF8.self) }
 }

@@ -1,1 +1,0 @@
-// Shared conformance-vector loading and matching: moved here from GestureEngineTests.
