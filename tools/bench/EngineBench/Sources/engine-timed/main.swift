@@ -1,0 +1,62 @@
+import EngineTrace
+import Foundation
+import GestureEngine
+import TouchProtocol
+
+// The plain timed loop: the same work as the ordo-one/benchmark suite, timed with the
+// monotonic clock; the median of several rounds. Prints one JSON object.
+//   engine-timed [--seconds S]   (S: time budget per measurement, default 1.5)
+
+let budget: Double = {
+  let args = CommandLine.arguments
+  if let i = args.firstIndex(of: "--seconds"), i + 1 < args.count, let s = Double(args[i + 1]) {
+    return s
+  }
+  return 1.5
+}()
+
+@inline(never) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Runs `body` (which does `units` units of work) in rounds for about `budget` seconds and
+/// returns the median ns per unit.
+func measure(units: Int, budget: Double, _ body: () -> Int) -> Double {
+  var sink = 0
+  for _ in 0..<3 { sink &+= body() }  // warm-up
+  var perUnit: [Double] = []
+  let end = now() + UInt64(budget * 1e9)
+  repeat {
+    // A round of several calls so each round lasts a few ms at least.
+    let t0 = now()
+    var calls = 0
+    repeat {
+      sink &+= body()
+      calls += 1
+    } while now() - t0 < 5_000_000
+    perUnit.append(Double(now() - t0) / Double(calls * units))
+  } while now() < end
+  if sink == 42 { print("") }
+  perUnit.sort()
+  return perUnit[perUnit.count / 2]
+}
+
+let trace = EngineTrace()
+let engineNs = measure(units: trace.touchPoints, budget: budget) { trace.run() }
+let decoder = MessageDecoder()
+let bytes = SmallFrames.messages
+let datas = bytes.map { Data($0) }
+let scannerNs = measure(units: bytes.count, budget: budget) { SmallFrames.decodeAll(decoder, bytes) }
+let jsonDecoder = JSONDecoder()
+let foundationNs = measure(units: datas.count, budget: budget) { SmallFrames.decodeAllFoundation(jsonDecoder, datas) }
+
+let result: [String: Any] = [
+  "frames": trace.frames.count,
+  "touchPoints": trace.touchPoints,
+  "engineOutputs": trace.events,
+  "engineNsPerTouchPoint": (engineNs * 10).rounded() / 10,
+  "decoderFrames": bytes.count,
+  "messageDecoderNsPerFrame": (scannerNs * 10).rounded() / 10,
+  "jsonDecoderNsPerFrame": (foundationNs * 10).rounded() / 10,
+  "jsonDecoderOverMessageDecoder": (foundationNs / scannerNs * 100).rounded() / 100,
+]
+let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+print(String(decoding: data, as: UTF8.self))
