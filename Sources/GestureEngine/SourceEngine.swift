@@ -56,6 +56,14 @@ public struct SourceEngine: Sendable {
   /// from the next touch sequence; a different scene starts fresh.
   public mutating func update(hello next: Hello) -> EngineOutput {
     var out = EngineOutput()
+    // A hello naming a scene this engine does not have is refused whole (protocol/README.md):
+    // the source keeps its previous hello, scene and settings.
+    if let name = next.scene, !Self.sceneNames.contains(name) {
+      out.errors.append(
+        ProtocolError(
+          .unknownScene, "unknown scene '\(name.prefix(64))'; scenes are \(Self.sceneNames.joined(separator: ", "))"))
+      return out
+    }
     let sceneChanged = next.scene != hello.scene
     hello = next
     if sceneChanged {
@@ -69,13 +77,6 @@ public struct SourceEngine: Sendable {
     arena.ctx.regions = RegionMap(regions: regions)
     if !sceneChanged, scene?.update(device: next.device, regions: regions) == true {
       out.scene = scene?.state
-    }
-    if let name = next.scene, scene == nil {
-      out.errors.append(
-        ProtocolError(
-          .unknownScene,
-          "unknown scene '\(name.prefix(64))'; scenes are \(Self.sceneNames.joined(separator: ", "))"
-        ))
     }
     arena.update(
       settings: GestureSettings(

@@ -34,15 +34,7 @@ import TouchRelayClient
 
   /// Vectors on which the server is known to disagree with the vector and the engine, and
   /// why. Each stays checked: the test fails once the disagreement goes away.
-  static let knownDisagreements: [String: String] = [
-    "hello_update.json": """
-    A repeated hello naming an unknown scene: the engine (and the vector, after gestures.md) \
-    answers unknown_scene and leaves the source without a scene, so the next control is \
-    unknown_scene too; the server refuses the whole hello (protocol/README.md section 3: \
-    "drop the hello ... keeps its previous hello"), so it keeps flatcube and the control \
-    resets it: one error instead of two, an extra scene, a flatcube state at the end.
-    """
-  ]
+  static let knownDisagreements: [String: String] = [:]
 
   @Test func vectorsAreFound() {
     #expect(Self.vectors.count >= 40)

@@ -1020,13 +1020,12 @@ s.hello(hello(scene="nope"))
 s.control({"action": "reset"})
 vector("hello_update",
        "A repeated hello applies new regions at once and a new scene (fresh state, sent at "
-       "once); config applies from the next touch sequence. An unknown scene is an "
-       "unknown_scene error and leaves the source without a scene, so a control is an "
-       "unknown_scene error too.",
+       "once); config applies from the next touch sequence. A hello naming an unknown scene "
+       "is refused whole (unknown_scene): the source keeps flatcube, so the control resets it.",
        s, [tap(350, 50, 50, regions=[]), tap(1350, 50, 50, regions=["button"]),
            tap(2050, *RED_ONLY, regions=["red"])],
-       scenes=[counters(0, 0, False), counters(1, 0)],
-       errors=[{"code": "unknown_scene"}, {"code": "unknown_scene"}])
+       scenes=[counters(0, 0, False), counters(1, 0), counters(0, 0)],
+       errors=[{"code": "unknown_scene"}])
 
 
 # ---------------------------------------------------------------- write
