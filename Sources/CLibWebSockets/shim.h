@@ -2,28 +2,68 @@
 #define TOUCHRELAY_LWS_SHIM_H
 
 #include <libwebsockets.h>
+#include <ev.h>
+#include <stddef.h>
 
 /* LWS_PRE is a macro expression Swift cannot import. */
 static inline size_t tr_lws_pre(void) { return LWS_PRE; }
 
-/* A libwebsockets timer that carries a pointer back to its Swift owner.
- * The sul must be the first member so the callback can recover the struct. */
+/* A one-shot timer on the service thread that calls fire(owner).
+ * With lws' own poll loop it is an lws_sul. With libev it is an ev_timer on the loop we own:
+ * libwebsockets 4.1's libev glue re-arms its single timer with ev_timer_set on an active
+ * watcher, which libev ignores, so an lws_sul scheduled earlier than a pending one fires late. */
+typedef void (*tr_timer_fire)(void *owner);
+
 typedef struct tr_timer {
-  lws_sorted_usec_list_t sul;
+  lws_sorted_usec_list_t sul; /* first member: the sul callback recovers the struct */
+  ev_timer ev;
+  struct ev_loop *loop;       /* NULL: use the lws_sul */
   void *owner;
+  tr_timer_fire fire;
 } tr_timer;
 
-static inline void *tr_timer_owner(lws_sorted_usec_list_t *sul) {
-  return ((tr_timer *)sul)->owner;
+static inline void tr_timer_sul_cb(lws_sorted_usec_list_t *sul) {
+  tr_timer *t = (tr_timer *)sul;
+  t->fire(t->owner);
 }
 
-static inline void tr_timer_schedule(struct lws_context *context, tr_timer *timer,
-                                     sul_cb_t cb, int64_t usecs) {
-  lws_sul_schedule(context, 0, &timer->sul, cb, (lws_usec_t)usecs);
+static inline void tr_timer_ev_cb(struct ev_loop *loop, ev_timer *w, int revents) {
+  tr_timer *t = (tr_timer *)((char *)w - offsetof(tr_timer, ev));
+  (void)loop;
+  (void)revents;
+  t->fire(t->owner);
 }
 
-static inline void tr_timer_cancel(tr_timer *timer) {
-  lws_sul_cancel(&timer->sul);
+static inline void tr_timer_init(tr_timer *t, void *loop, void *owner, tr_timer_fire fire) {
+  memset(t, 0, sizeof(*t));
+  t->loop = (struct ev_loop *)loop;
+  t->owner = owner;
+  t->fire = fire;
+  ev_timer_init(&t->ev, tr_timer_ev_cb, 0., 0.);
 }
+
+static inline void tr_timer_schedule(struct lws_context *context, tr_timer *t, int64_t usecs) {
+  if (t->loop) {
+    ev_timer_stop(t->loop, &t->ev);
+    ev_timer_set(&t->ev, (double)usecs / 1000000.0, 0.);
+    ev_timer_start(t->loop, &t->ev);
+  } else {
+    lws_sul_schedule(context, 0, &t->sul, tr_timer_sul_cb, (lws_usec_t)usecs);
+  }
+}
+
+static inline void tr_timer_cancel(tr_timer *t) {
+  if (t->loop)
+    ev_timer_stop(t->loop, &t->ev);
+  else
+    lws_sul_cancel(&t->sul);
+}
+
+/* libev, for --event-loop libev. The server owns the loop ("foreign" to lws): lws then
+ * installs no SIGINT watcher on it, so several servers can live in one process and the
+ * process keeps its own signal handling. libev-dev is a dependency of libwebsockets-dev. */
+static inline void *tr_ev_loop_new(void) { return ev_loop_new(EVBACKEND_EPOLL); }
+static inline void tr_ev_break(void *loop) { ev_break((struct ev_loop *)loop, EVBREAK_ALL); }
+static inline void tr_ev_loop_destroy(void *loop) { ev_loop_destroy((struct ev_loop *)loop); }
 
 #endif

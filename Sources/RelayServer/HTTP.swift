@@ -1,7 +1,16 @@
 import CLibWebSockets
 
-/// Reads what the request asked for from lws' parsed headers.
-enum HTTPRequest {
+/// A plain HTTP GET on the server's port.
+struct HTTPRequest {
+  var path: String
+  var args: [(String, String)]
+  /// For reading further headers (`lws_hdr_copy`), on the service thread only.
+  var wsi: OpaquePointer
+
+  func arg(_ name: String) -> String? { args.first { $0.0 == name }?.1 }
+}
+
+extension HTTPRequest {
   /// The path and the decoded `name=value` query arguments.
   static func target(of wsi: OpaquePointer) -> (path: String, args: [(String, String)]) {
     var buf = [CChar](repeating: 0, count: 2048)

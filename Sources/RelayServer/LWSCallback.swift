@@ -63,13 +63,8 @@ func relayCallback(
     return 0
 
   case LWS_CALLBACK_HTTP:
-    let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
-    let response: HTTPResponse
-    if path == "/healthz" {
-      response = HTTPResponse(status: 200, contentType: "application/json", body: relay.healthJSON())
-    } else {
-      response = .notFound
-    }
+    let (path, args) = HTTPRequest.target(of: wsi)
+    let response = HTTPRoutes.respond(to: HTTPRequest(path: path, args: args, wsi: wsi), relay: relay)
     guard response.send(on: wsi, relay: relay) else { return -1 }
     return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
 

@@ -22,31 +22,38 @@ final class Relay {
   var fixedSourceID: String?
   var stopping = false
   /// Set once shutdown is complete; the service loop then exits.
-  var finished = false
+  var finished = false {
+    didSet { if finished && !oldValue { onFinished?() } }
+  }
+  /// Wakes the service loop out of an event library's run call when `finished` is set.
+  var onFinished: (() -> Void)?
   weak var server: RelayServer?
   /// Fires at the end of the shutdown drain.
-  let shutdownTimer: UnsafeMutablePointer<tr_timer>
+  private(set) var shutdownTimer: RelayTimer!
   /// Armed while any departed source waits out its resume window.
-  let sweepTimer: UnsafeMutablePointer<tr_timer>
+  private(set) var sweepTimer: RelayTimer!
+  /// With libev only: see `heartbeat()`.
+  private(set) var heartbeatTimer: RelayTimer!
+  /// Our libev loop with --event-loop libev, nil with lws' poll loop.
+  let eventLoop: UnsafeMutableRawPointer?
 
-  init(config: RelayConfiguration, logger: Logger) {
+  init(config: RelayConfiguration, logger: Logger, eventLoop: UnsafeMutableRawPointer? = nil) {
     self.config = config
     self.logger = logger
+    self.eventLoop = eventLoop
     decoder = MessageDecoder(limits: config.limits)
-    sweepTimer = .allocate(capacity: 1)
-    sweepTimer.initialize(to: tr_timer())
-    shutdownTimer = .allocate(capacity: 1)
-    shutdownTimer.initialize(to: tr_timer())
-    sweepTimer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
-    shutdownTimer.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    sweepTimer = RelayTimer(loop: eventLoop, owner: me, fire: departedSweepFired)
+    shutdownTimer = RelayTimer(loop: eventLoop, owner: me, fire: shutdownDeadlineFired)
+    heartbeatTimer = RelayTimer(loop: eventLoop, owner: me, fire: heartbeatFired)
   }
 
-  deinit {
-    // The context (and its scheduler) is destroyed before the relay is released.
-    for t in [sweepTimer, shutdownTimer] {
-      t.deinitialize(count: 1)
-      t.deallocate()
-    }
+  /// libwebsockets 4.1's libev glue can leave its own timers (ping, idle hang-up, timeouts)
+  /// armed late; waking its event pipe once a second makes it service whatever is due.
+  func heartbeat() {
+    guard eventLoop != nil, let context, !finished else { return }
+    lws_cancel_service(context)
+    heartbeatTimer.schedule(context, afterMilliseconds: 1000)
   }
 
   var connectionCount: Int { connections.count }
@@ -217,7 +224,7 @@ final class Relay {
     let engine = config.makeProcessor(for: hello)
     let state = SourceState(
       info: SourceInfo(id: id, device: hello.device, scene: hello.scene), engine: engine,
-      owner: Unmanaged.passUnretained(conn).toOpaque())
+      timer: RelayTimer(loop: eventLoop, owner: Unmanaged.passUnretained(conn).toOpaque(), fire: sourceTimerFired))
     state.validator = validator
     state.lastRT = rt
     conn.source = state
@@ -244,7 +251,7 @@ final class Relay {
     let offset = state.clockOffset ?? (state.lastRT - state.lastT)
     let dueIn = max(0, deadline + offset - now())
     state.armedDeadline = deadline
-    tr_timer_schedule(context, state.timer, sourceTimerFired, Int64(dueIn * 1000))
+    state.timer.schedule(context, afterMilliseconds: dueIn)
   }
 
   /// The source's lws timer fired.
@@ -447,7 +454,10 @@ final class Relay {
     if session.isEmpty { sessions[session.name] = nil }
     if stopping && connections.isEmpty {
       finished = true
-      if let context { tr_timer_cancel(shutdownTimer); lws_cancel_service(context) }
+      if let context {
+        shutdownTimer.cancel()
+        lws_cancel_service(context)
+      }
     }
   }
 
@@ -455,7 +465,7 @@ final class Relay {
     guard let context else { return }
     let next = sessions.values.flatMap { $0.departed.values.map(\.deadline) }.min()
     guard let next else { return }
-    tr_timer_schedule(context, sweepTimer, departedSweepFired, Int64(max(0, next - now()) * 1000) + 1000)
+    sweepTimer.schedule(context, afterMilliseconds: next - now() + 1)
   }
 
   /// Departed sources whose resume window ended are gone: observers get `left`.
@@ -483,7 +493,7 @@ final class Relay {
     if connections.isEmpty {
       finished = true
     } else if let context {
-      tr_timer_schedule(context, shutdownTimer, shutdownDeadlineFired, Int64(config.drainTimeout * 1_000_000))
+      shutdownTimer.schedule(context, afterMilliseconds: config.drainTimeout * 1000)
     }
   }
 
@@ -536,21 +546,26 @@ extension RequestTarget {
   }
 }
 
-/// lws timer callbacks: the tr_timer's owner is the unretained object that armed it.
-func sourceTimerFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
-  guard let sul, let owner = tr_timer_owner(sul) else { return }
+/// Timer callbacks: each gets back the unretained object that owns the timer.
+func sourceTimerFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
   let conn = Unmanaged<Connection>.fromOpaque(owner).takeUnretainedValue()
   guard let wsi = conn.wsi, let relay = relayOf(wsi) else { return }
   relay.timerFired(conn, at: relay.now())
 }
 
-func shutdownDeadlineFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
-  guard let sul, let owner = tr_timer_owner(sul) else { return }
+func shutdownDeadlineFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
   Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().shutdownDeadline()
 }
 
-func departedSweepFired(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
-  guard let sul, let owner = tr_timer_owner(sul) else { return }
+func heartbeatFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().heartbeat()
+}
+
+func departedSweepFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
   Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().sweepDeparted()
 }
 

@@ -31,5 +31,16 @@ public struct RelayConfiguration: Sendable {
   /// JSON-lines files in this directory, for `touch-relay replay`.
   public var recordDirectory: String?
 
+  /// The loop libwebsockets services its sockets with.
+  public enum EventLoop: String, Sendable, CaseIterable {
+    /// libwebsockets' own poll(2) loop: every wake-up scans every socket.
+    case poll
+    /// libev on epoll, through Debian's libwebsockets-evlib-ev plugin, on a loop the server
+    /// owns: the default; about half the server CPU of `poll` at 400 connections.
+    case libev
+  }
+
+  public var eventLoop = EventLoop.libev
+
   public init() {}
 }

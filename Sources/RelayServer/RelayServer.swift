@@ -77,12 +77,17 @@ public final class RelayServer: Sendable {
   // MARK: - The service thread
 
   private func serviceThread(ready: DispatchSemaphore) {
-    let relay = Relay(config: configuration, logger: logger)
     let resources = ContextResources(configuration: configuration)
     defer {
+      // Last: the relay (and every timer on the loop) is gone by now.
       resources.release()
       finished.signal()
     }
+    serve(resources, ready: ready)
+  }
+
+  private func serve(_ resources: ContextResources, ready: DispatchSemaphore) {
+    let relay = Relay(config: configuration, logger: logger, eventLoop: resources.eventLoop)
     var info = lws_context_creation_info()
     info.port = Int32(configuration.port)
     info.iface = UnsafePointer(resources.iface)
@@ -90,6 +95,15 @@ public final class RelayServer: Sendable {
     if configuration.compression { info.extensions = UnsafePointer(resources.extensions) }
     info.retry_and_idle_policy = UnsafePointer(resources.retryPolicy)
     info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+    if configuration.eventLoop == .libev {
+      guard resources.eventLoop != nil else {
+        logger.error("libev could not create an epoll loop")
+        ready.signal()
+        return
+      }
+      info.options |= UInt64(LWS_SERVER_OPTION_LIBEV)
+      info.foreign_loops = UnsafeMutablePointer(resources.foreignLoops)
+    }
     info.user = Unmanaged.passUnretained(relay).toOpaque()
     info.count_threads = 1
     // Each open connection is one fd; let lws size its table for the process limit.
@@ -101,6 +115,11 @@ public final class RelayServer: Sendable {
     }
     relay.context = context
     relay.server = self
+    if let loop = resources.eventLoop {
+      // The loop's run call returns only when broken; `finished` is set on this thread.
+      relay.onFinished = { tr_ev_break(loop) }
+      relay.heartbeat()
+    }
     let vhost = lws_get_vhost_by_name(context, "default")
     let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
     contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
@@ -112,6 +131,11 @@ public final class RelayServer: Sendable {
       if lws_service(context, 0) < 0 { break }
     }
     contextAddress.withLock { $0 = 0 }
+    // The relay's own timers go before the scheduler they are linked into; the sources' are
+    // cancelled as lws closes their connections during the destroy.
+    relay.shutdownTimer.cancel()
+    relay.sweepTimer.cancel()
+    relay.heartbeatTimer.cancel()
     lws_context_destroy(context)
     relay.context = nil
     logger.info("stopped")
@@ -127,8 +151,14 @@ private final class ContextResources {
   let extensionOffer: UnsafeMutablePointer<CChar>
   let extensions: UnsafeMutablePointer<lws_extension>
   let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+  /// The libev loop we own with --event-loop libev, and the one-entry array lws reads it from.
+  let eventLoop: UnsafeMutableRawPointer?
+  let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
   init(configuration c: RelayConfiguration) {
+    eventLoop = c.eventLoop == .libev ? tr_ev_loop_new() : nil
+    foreignLoops = .allocate(capacity: 1)
+    foreignLoops.initialize(to: eventLoop)
     iface = c.host.isEmpty ? nil : strdup(c.host)
     protocolName = strdup(TouchProtocol.protocolName)
     protocols = .allocate(capacity: 2)
@@ -164,6 +194,9 @@ private final class ContextResources {
     protocols.deallocate()
     extensions.deallocate()
     retryPolicy.deallocate()
+    foreignLoops.deallocate()
+    // After lws_context_destroy: lws has stopped all its watchers on it.
+    if let eventLoop { tr_ev_loop_destroy(eventLoop) }
   }
 }
 

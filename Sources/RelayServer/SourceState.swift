@@ -1,4 +1,3 @@
-import CLibWebSockets
 import TouchProtocol
 
 /// A source connection's protocol state once it has said hello.
@@ -13,15 +12,13 @@ final class SourceState {
   var lastRT: Double = 0
   /// The device time the lws timer is armed for, if any.
   var armedDeadline: Double?
-  /// Owned here; the lws scheduler links it while armed.
-  let timer: UnsafeMutablePointer<tr_timer>
+  /// Fires at the engine's next deadline.
+  let timer: RelayTimer
 
-  init(info: SourceInfo, engine: any GestureProcessor, owner: UnsafeMutableRawPointer) {
+  init(info: SourceInfo, engine: any GestureProcessor, timer: RelayTimer) {
     self.info = info
     self.engine = engine
-    timer = .allocate(capacity: 1)
-    timer.initialize(to: tr_timer())
-    timer.pointee.owner = owner
+    self.timer = timer
   }
 
   /// The origin stamped on messages caused by this source without a new frame.
@@ -31,13 +28,7 @@ final class SourceState {
 
   /// Disarms the timer; must run before the state is released.
   func disarm() {
-    tr_timer_cancel(timer)
+    timer.cancel()
     armedDeadline = nil
-  }
-
-  deinit {
-    tr_timer_cancel(timer)
-    timer.deinitialize(count: 1)
-    timer.deallocate()
   }
 }

@@ -78,6 +78,10 @@ struct TouchRelayCommand: ParsableCommand {
   @Flag(help: "With --replay: leave out the raw `touches` mirror (what an observer without ?raw=1 received).")
   var replayWithoutRaw = false
 
+  @Option(
+    help: "Event loop: libev (epoll) or poll (libwebsockets' own; scans every socket on each wake-up). [env: TOUCH_RELAY_EVENT_LOOP] (default: libev)")
+  var eventLoop: String?
+
   func validate() throws {
     _ = try resolved()
   }
@@ -102,6 +106,11 @@ struct TouchRelayCommand: ParsableCommand {
     c.gestures = try pick(gestures, "GESTURES", true, parseBool)
     c.compression = try pick(compression, "COMPRESSION", true, parseBool)
     c.verboseLibwebsockets = level <= .debug
+    let loopName = try pick(eventLoop, "EVENT_LOOP", "libev") { $0 }
+    guard let loop = RelayConfiguration.EventLoop(rawValue: loopName) else {
+      throw ValidationError("event loop must be poll or libev")
+    }
+    c.eventLoop = loop
     c.recordDirectory = record ?? ProcessInfo.processInfo.environment["TOUCH_RELAY_RECORD"]
     if let dir = c.recordDirectory {
       var isDir: ObjCBool = false

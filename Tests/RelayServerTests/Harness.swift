@@ -15,6 +15,12 @@ final class TestRelay: Sendable {
     config.host = "127.0.0.1"
     config.port = 0
     config.drainTimeout = 1
+    // The whole suite can run on either event loop: TOUCH_RELAY_TEST_EVENT_LOOP=poll|libev.
+    if let name = ProcessInfo.processInfo.environment["TOUCH_RELAY_TEST_EVENT_LOOP"],
+      let loop = RelayConfiguration.EventLoop(rawValue: name)
+    {
+      config.eventLoop = loop
+    }
     configure(&config)
     var logger = Logger(label: "test-relay")
     logger.logLevel = .error

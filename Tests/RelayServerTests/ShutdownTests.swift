@@ -58,6 +58,18 @@ import TouchRelayClient
     }
   }
 
+  @Test(arguments: ["libev", "poll"])
+  func sigtermOnEitherEventLoopDrainsAndExitsZero(loop: String) async throws {
+    let (p, port, _) = try Self.launch(["--event-loop", loop])
+    let observer = try await WebSocketConnection.connect("ws://127.0.0.1:\(port)/v1/observe/loop")
+    _ = try await observer.nextJSON(type: "welcome")
+    kill(p.processIdentifier, SIGTERM)
+    #expect(try await observer.expectClose(timeout: .seconds(10)).code == 1001)
+    let deadline = Date().addingTimeInterval(10)
+    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(!p.isRunning && p.terminationStatus == 0)
+  }
+
   @Test func sigintWithNoConnectionsExitsZero() async throws {
     let (p, _, _) = try Self.launch()
     kill(p.processIdentifier, SIGINT)

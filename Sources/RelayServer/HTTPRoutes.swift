@@ -1,0 +1,11 @@
+/// Plain HTTP answers on the WebSocket port, by path. Every route is a GET; anything else 404.
+enum HTTPRoutes {
+  static func respond(to request: HTTPRequest, relay: Relay) -> HTTPResponse {
+    switch request.path {
+    case "/healthz":
+      return HTTPResponse(status: 200, contentType: "application/json", body: relay.healthJSON())
+    default:
+      return .notFound
+    }
+  }
+}
