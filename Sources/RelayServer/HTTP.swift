@@ -1,4 +1,5 @@
 import CLibWebSockets
+import Foundation
 
 /// A plain HTTP GET on the server's port.
 struct HTTPRequest {
@@ -30,6 +31,24 @@ extension HTTPRequest {
     return (path, args)
   }
 
+  /// A request header's value, or nil when absent.
+  static func header(_ token: lws_token_indexes, of wsi: OpaquePointer) -> String? {
+    let n = lws_hdr_total_length(wsi, token)
+    guard n > 0, n < 8192 else { return nil }
+    var buf = [CChar](repeating: 0, count: Int(n) + 1)
+    let m = lws_hdr_copy(wsi, &buf, Int32(buf.count), token)
+    return m > 0 ? text(buf, count: Int(m)) : nil
+  }
+
+  /// `?token=` or `Authorization: Bearer`.
+  static func token(of wsi: OpaquePointer, args: [(String, String)]) -> String? {
+    if let t = args.first(where: { $0.0 == "token" })?.1 { return t }
+    guard let auth = header(WSI_TOKEN_HTTP_AUTHORIZATION, of: wsi) else { return nil }
+    let parts = auth.split(separator: " ", maxSplits: 1)
+    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+    return String(parts[1]).trimmingCharacters(in: .whitespaces)
+  }
+
   static func peer(of wsi: OpaquePointer) -> String {
     var buf = [CChar](repeating: 0, count: 128)
     guard lws_get_peer_simple(wsi, &buf, buf.count) != nil else { return "?" }
@@ -47,15 +66,19 @@ struct HTTPResponse {
   var status: Int
   var contentType = "text/plain; charset=utf-8"
   var body: [UInt8]
+  var headers: [(String, String)] = []
 
-  init(status: Int, contentType: String = "text/plain; charset=utf-8", body: [UInt8]) {
+  init(
+    status: Int, contentType: String = "text/plain; charset=utf-8", body: [UInt8], headers: [(String, String)] = []
+  ) {
     self.status = status
     self.contentType = contentType
     self.body = body
+    self.headers = headers
   }
 
-  init(status: Int, body: String) {
-    self.init(status: status, body: Array(body.utf8))
+  init(status: Int, body: String, headers: [(String, String)] = []) {
+    self.init(status: status, body: Array(body.utf8), headers: headers)
   }
 
   static let notFound = HTTPResponse(status: 404, body: "not found\n")
@@ -74,9 +97,10 @@ struct HTTPResponse {
 
   /// Writes the response; false if the connection failed.
   func send(on wsi: OpaquePointer, relay: Relay) -> Bool {
+    let extra = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
     let head =
       "HTTP/1.1 \(status) \(reasonPhrase)\r\nContent-Type: \(contentType)\r\n"
-      + "Content-Length: \(body.count)\r\nCache-Control: no-store\r\n\r\n"
+      + "Content-Length: \(body.count)\r\nCache-Control: no-store\r\n\(extra)\r\n"
     var buffer = [UInt8](repeating: 0, count: relay.headroom)
     buffer.append(contentsOf: head.utf8)
     buffer.append(contentsOf: body)

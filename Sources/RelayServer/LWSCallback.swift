@@ -10,6 +10,7 @@ func relayCallback(
   guard let wsi, let relay = relayOf(wsi) else { return 0 }
   switch reason {
   case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+    relay.checkReload()
     relay.checkStop()
     return 0
 
@@ -28,8 +29,12 @@ func relayCallback(
       return HTTPResponse.notFound.send(on: wsi, relay: relay) ? 1 : -1
     case .failure(.badRequest(let why)):
       return HTTPResponse(status: 400, body: why + "\n").send(on: wsi, relay: relay) ? 1 : -1
-    case .success:
-      return 0
+    case .success(let target):
+      let refusal = relay.admit(
+        target, peer: HTTPRequest.peer(of: wsi), token: HTTPRequest.token(of: wsi, args: args),
+        origin: HTTPRequest.header(WSI_TOKEN_ORIGIN, of: wsi))
+      guard let refusal else { return 0 }
+      return refusal.send(on: wsi, relay: relay) ? 1 : -1
     }
 
   case LWS_CALLBACK_ESTABLISHED:

@@ -17,6 +17,10 @@ final class Relay {
   /// Strong references for the lifetime of each WebSocket; the wsi's user data is unretained.
   private var connections: [ObjectIdentifier: Connection] = [:]
   private var nextSerial = 1
+  /// Open WebSockets per client address, for the per-address limit.
+  private var connectionsByAddress: [String: Int] = [:]
+  /// Tokens and origins; replaced on SIGHUP.
+  var access: AccessPolicy
   private var nextSourceNumber = 1
   /// Replay gives the recorded source its recorded id.
   var fixedSourceID: String?
@@ -42,6 +46,7 @@ final class Relay {
     self.logger = logger
     self.eventLoop = eventLoop
     decoder = MessageDecoder(limits: config.limits)
+    access = AccessPolicy()
     let me = Unmanaged.passUnretained(self).toOpaque()
     sweepTimer = RelayTimer(loop: eventLoop, owner: me, fire: departedSweepFired)
     shutdownTimer = RelayTimer(loop: eventLoop, owner: me, fire: shutdownDeadlineFired)
@@ -59,6 +64,43 @@ final class Relay {
   var connectionCount: Int { connections.count }
 
   func now() -> Double { MonotonicClock.nowMs() }
+
+  // MARK: - Admission
+
+  /// Whether an upgrade may proceed, decided before any WebSocket traffic: tokens and origin
+  /// first (the same answer whether the session exists or not), then capacity.
+  func admit(_ target: RequestTarget, peer: String, token: String?, origin: String?) -> HTTPResponse? {
+    let role: Connection.Role
+    switch target {
+    case .source: role = .source
+    case .observer: role = .observer
+    case .healthz: return .notFound
+    }
+    switch access.check(session: target.sessionName, role: role, token: token, origin: origin) {
+    case .allowed: break
+    case .missingToken:
+      return HTTPResponse(
+        status: 401, body: "a token is required: ?token=... or Authorization: Bearer ...\n",
+        headers: [("WWW-Authenticate", "Bearer")])
+    case .wrongToken: return HTTPResponse(status: 403, body: "token not accepted\n")
+    case .originNotAllowed: return HTTPResponse(status: 403, body: "origin not allowed\n")
+    }
+    let l = config.limits
+    if connections.count >= l.maxConnections {
+      return HTTPResponse(status: 503, body: "too many connections (\(l.maxConnections))\n")
+    }
+    if connectionsByAddress[peer, default: 0] >= l.maxConnectionsPerAddress {
+      return HTTPResponse(status: 503, body: "too many connections from one address (\(l.maxConnectionsPerAddress))\n")
+    }
+    let session = sessions[target.sessionName]
+    if session == nil, sessions.count >= l.maxSessions {
+      return HTTPResponse(status: 503, body: "too many sessions (\(l.maxSessions))\n")
+    }
+    if role == .observer, let session, session.observers.count >= l.maxObserversPerSession {
+      return HTTPResponse(status: 503, body: "too many observers in this session (\(l.maxObserversPerSession))\n")
+    }
+    return nil
+  }
 
   // MARK: - Opening
 
@@ -87,6 +129,7 @@ final class Relay {
       openedAt: rt, peer: peer)
     nextSerial += 1
     connections[ObjectIdentifier(conn)] = conn
+    connectionsByAddress[peer, default: 0] += 1
     if let wsi { lws_set_opaque_user_data(wsi, Unmanaged.passUnretained(conn).toOpaque()) }
     switch role {
     case .source:
@@ -163,6 +206,14 @@ final class Relay {
       }
     case .frame(let frame):
       guard let state else { return }
+      guard state.rateLimiter.take(at: rt) else {
+        // Dropped, not queued: the validator's state was already advanced, as for any frame
+        // the source sent; the engine treats fingers missing from the next frame as cancelled.
+        return sendError(
+          ProtocolError(
+            .rateLimited, "more than \(config.limits.maxFramesPerSecond) frames per second; frame dropped",
+            seq: frame.seq), to: conn)
+      }
       state.lastSeq = frame.seq
       state.lastT = frame.t
       state.lastRT = rt
@@ -224,6 +275,7 @@ final class Relay {
     let engine = config.makeProcessor(for: hello)
     let state = SourceState(
       info: SourceInfo(id: id, device: hello.device, scene: hello.scene), engine: engine,
+      rateLimiter: RateLimiter(perSecond: Double(config.limits.maxFramesPerSecond), now: rt),
       timer: RelayTimer(loop: eventLoop, owner: Unmanaged.passUnretained(conn).toOpaque(), fire: sourceTimerFired))
     state.validator = validator
     state.lastRT = rt
@@ -451,6 +503,9 @@ final class Relay {
       ])
     conn.source = nil
     connections[ObjectIdentifier(conn)] = nil
+    if let n = connectionsByAddress[conn.peer] {
+      connectionsByAddress[conn.peer] = n > 1 ? n - 1 : nil
+    }
     if session.isEmpty { sessions[session.name] = nil }
     if stopping && connections.isEmpty {
       finished = true
@@ -479,6 +534,17 @@ final class Relay {
       if session.isEmpty { sessions[session.name] = nil }
     }
     armSweep()
+  }
+
+  /// After SIGHUP: re-reads the tokens file; a bad file keeps the tokens in force.
+  func checkReload() {
+    guard server?.takeReloadRequest() == true, let path = config.tokensFile else { return }
+    do {
+      access.sessions = try AccessPolicy.loadSessionTokens(path: path)
+      logger.notice("tokens reloaded", metadata: ["file": "\(path)", "sessions": "\(access.sessions.count)"])
+    } catch {
+      logger.error("tokens not reloaded, keeping the previous ones", metadata: ["error": "\(error)"])
+    }
   }
 
   /// Called on the service thread after any `lws_cancel_service`.

@@ -42,5 +42,25 @@ public struct RelayConfiguration: Sendable {
 
   public var eventLoop = EventLoop.libev
 
+  /// Server-wide shared secrets; nil: that role needs none (unless the tokens file says so).
+  public var sourceToken: String?
+  public var observerToken: String?
+  /// JSON file of per-session tokens, `{"session": {"source": "t", "observer": ["a","b"]}}`;
+  /// a session listed there uses its own tokens for the roles it names. Reloaded on SIGHUP.
+  public var tokensFile: String?
+  /// Browser origins allowed to upgrade (the `Origin` header); nil allows any.
+  public var allowedOrigins: [String]?
+  /// PEM files for TLS (wss:// and https://); both or neither.
+  public var tlsCertificate: String?
+  public var tlsKey: String?
+
+  /// The landing page (`/`) lists the live sessions. Access tokens (a later issue) will turn
+  /// this off: with tokens, session names are not for everyone to see.
+  public var listSessions = true
+
+  /// The server's address as phones should reach it (`--public-url`, e.g.
+  /// `http://192.168.1.20:8080`): used for the pad URL in QR codes. Nil: the request's Host.
+  public var publicURL: String?
+
   public init() {}
 }

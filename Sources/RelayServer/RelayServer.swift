@@ -11,11 +11,14 @@ import TouchProtocol
 public final class RelayServer: Sendable {
   public enum StartError: Error, CustomStringConvertible {
     case cannotListen(host: String, port: Int)
+    case badConfiguration(String)
 
     public var description: String {
       switch self {
       case .cannotListen(let host, let port):
-        return "cannot listen on \(host):\(port) (address in use, or not an address of this machine?)"
+        return "cannot listen on \(host):\(port) (address in use, not an address of this machine, or bad TLS files?)"
+      case .badConfiguration(let why):
+        return why
       }
     }
   }
@@ -23,9 +26,11 @@ public final class RelayServer: Sendable {
   public let configuration: RelayConfiguration
   private let logger: Logger
   private let stopRequested = Atomic<Bool>(false)
+  private let reloadRequested = Atomic<Bool>(false)
   /// The context as an address, guarded so `lws_cancel_service` never races its destruction.
   private let contextAddress = Mutex<UInt>(0)
   private let listening = Mutex<Int?>(nil)
+  private let initialPolicy = Mutex(AccessPolicy())
   private let finished = DispatchSemaphore(value: 0)
 
   public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
@@ -39,6 +44,22 @@ public final class RelayServer: Sendable {
   /// Creates the context on a new service thread and returns the port it listens on.
   @discardableResult
   public func start() throws -> Int {
+    // Checked here so a bad file is a clear start-up error rather than a silent open door.
+    var policy = AccessPolicy()
+    policy.sourceToken(configuration.sourceToken)
+    policy.observerToken(configuration.observerToken)
+    policy.allowedOrigins = configuration.allowedOrigins.map(Set.init)
+    if let path = configuration.tokensFile {
+      do {
+        policy.sessions = try AccessPolicy.loadSessionTokens(path: path)
+      } catch {
+        throw StartError.badConfiguration("\(error)")
+      }
+    }
+    if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
+      throw StartError.badConfiguration("TLS needs both a certificate and a key")
+    }
+    initialPolicy.withLock { $0 = policy }
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
       self.serviceThread(ready: ready)
@@ -59,6 +80,18 @@ public final class RelayServer: Sendable {
     contextAddress.withLock { address in
       if let ctx = OpaquePointer(bitPattern: address) { lws_cancel_service(ctx) }
     }
+  }
+
+  /// Asks the service thread to re-read the tokens file (SIGHUP).
+  public func requestReload() {
+    reloadRequested.store(true, ordering: .releasing)
+    contextAddress.withLock { address in
+      if let ctx = OpaquePointer(bitPattern: address) { lws_cancel_service(ctx) }
+    }
+  }
+
+  func takeReloadRequest() -> Bool {
+    reloadRequested.exchange(false, ordering: .acquiringAndReleasing)
   }
 
   /// Blocks until the service thread has finished.
@@ -88,6 +121,7 @@ public final class RelayServer: Sendable {
 
   private func serve(_ resources: ContextResources, ready: DispatchSemaphore) {
     let relay = Relay(config: configuration, logger: logger, eventLoop: resources.eventLoop)
+    relay.access = initialPolicy.withLock { $0 }
     var info = lws_context_creation_info()
     info.port = Int32(configuration.port)
     info.iface = UnsafePointer(resources.iface)
@@ -95,6 +129,14 @@ public final class RelayServer: Sendable {
     if configuration.compression { info.extensions = UnsafePointer(resources.extensions) }
     info.retry_and_idle_policy = UnsafePointer(resources.retryPolicy)
     info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+    if resources.certificate != nil {
+      info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+      info.ssl_cert_filepath = UnsafePointer(resources.certificate)
+      info.ssl_private_key_filepath = UnsafePointer(resources.key)
+      // HTTP/1.1 only: our plain HTTP answers are written as HTTP/1.1, and WebSockets over
+      // HTTP/2 are not offered.
+      info.alpn = UnsafePointer(resources.alpn)
+    }
     if configuration.eventLoop == .libev {
       guard resources.eventLoop != nil else {
         logger.error("libev could not create an epoll loop")
@@ -155,7 +197,13 @@ private final class ContextResources {
   let eventLoop: UnsafeMutableRawPointer?
   let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
+  let alpn = strdup("http/1.1")!
+  let certificate: UnsafeMutablePointer<CChar>?
+  let key: UnsafeMutablePointer<CChar>?
+
   init(configuration c: RelayConfiguration) {
+    certificate = c.tlsCertificate.map { strdup($0) }
+    key = c.tlsKey.map { strdup($0) }
     eventLoop = c.eventLoop == .libev ? tr_ev_loop_new() : nil
     foreignLoops = .allocate(capacity: 1)
     foreignLoops.initialize(to: eventLoop)
@@ -188,6 +236,9 @@ private final class ContextResources {
 
   func release() {
     free(iface)
+    free(alpn)
+    free(certificate)
+    free(key)
     free(protocolName)
     free(extensionName)
     free(extensionOffer)

@@ -59,6 +59,9 @@ struct ObserverFilter: Equatable {
           set.insert(g)
         }
         f.gestures = set
+      case "token":
+        // Checked by the access policy before the upgrade.
+        continue
       default:
         return .failure(.badRequest("unknown query parameter '\(name.prefix(32))'"))
       }

@@ -15,9 +15,13 @@ final class SourceState {
   /// Fires at the engine's next deadline.
   let timer: RelayTimer
 
-  init(info: SourceInfo, engine: any GestureProcessor, timer: RelayTimer) {
+  /// Frames per second allowed from this source.
+  var rateLimiter: RateLimiter
+
+  init(info: SourceInfo, engine: any GestureProcessor, rateLimiter: RateLimiter, timer: RelayTimer) {
     self.info = info
     self.engine = engine
+    self.rateLimiter = rateLimiter
     self.timer = timer
   }
 

@@ -10,6 +10,15 @@ public struct Limits: Sendable, Equatable {
   public var observerQueue: Int = 256
   /// Deepest JSON nesting accepted.
   public var maxDepth: Int = 32
+  /// Frames per second a source may send; the excess gets `rate_limited` and is dropped.
+  public var maxFramesPerSecond: Int = 240
+  /// WebSocket connections in total, and from one client address (HTTP 503 beyond).
+  public var maxConnections: Int = 20_000
+  public var maxConnectionsPerAddress: Int = 1_000
+  /// Sessions in existence at once (HTTP 503 for a new one beyond).
+  public var maxSessions: Int = 10_000
+  /// Observers of one session (HTTP 503 beyond).
+  public var maxObserversPerSession: Int = 2_000
 
   public init() {}
 }

@@ -27,6 +27,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
   case unknownScene = "unknown_scene"
   case unknownAction = "unknown_action"
   case unknownSource = "unknown_source"
+  /// A source sent more frames per second than the limit; the excess is dropped.
+  case rateLimited = "rate_limited"
 }
 
 /// A rejected message: the connection stays open and the message is dropped.

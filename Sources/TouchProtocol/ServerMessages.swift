@@ -328,6 +328,16 @@ public enum ServerMessage {
     w.int(Int64(l.observerQueue))
     w.key("maxDepth")
     w.int(Int64(l.maxDepth))
+    w.key("maxFramesPerSecond")
+    w.int(Int64(l.maxFramesPerSecond))
+    w.key("maxConnections")
+    w.int(Int64(l.maxConnections))
+    w.key("maxConnectionsPerAddress")
+    w.int(Int64(l.maxConnectionsPerAddress))
+    w.key("maxSessions")
+    w.int(Int64(l.maxSessions))
+    w.key("maxObserversPerSession")
+    w.int(Int64(l.maxObserversPerSession))
     w.endObject()
   }
 }

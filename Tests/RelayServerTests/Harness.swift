@@ -37,9 +37,10 @@ final class TestRelay: Sendable {
   /// A source that has said hello and got its welcome; returns its id too.
   func source(
     _ session: String, name: String = "Test phone", hello: String? = nil,
-    configuration: WebSocketConfiguration = .init()
+    configuration: WebSocketConfiguration = .init(), token: String? = nil
   ) async throws -> (WebSocketConnection, String) {
-    let ws = try await WebSocketConnection.connect(url("/v1/source/\(session)"), configuration: configuration)
+    let query = token.map { "?token=\($0)" } ?? ""
+    let ws = try await WebSocketConnection.connect(url("/v1/source/\(session)\(query)"), configuration: configuration)
     try await ws.send(
       text: hello ?? #"{"type":"hello","device":{"name":"\#(name)","width":400,"height":800}}"#)
     let welcome = try await ws.nextJSON(type: "welcome")

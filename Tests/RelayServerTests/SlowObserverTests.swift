@@ -11,6 +11,8 @@ import TouchRelayClient
       $0.limits.observerQueue = 32
       // Raw touches only, so every message is accounted for by seq.
       $0.gestures = false
+      // A burst far beyond a phone's rate, on purpose.
+      $0.limits.maxFramesPerSecond = 1_000_000
     }
     defer { relay.stop() }
     var small = WebSocketConfiguration()

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import TouchRelayClient
+
+/// Tokens, origins and the capacity limits: refused in plain HTTP before any WebSocket traffic.
+@Suite struct AccessTests {
+  func status(_ relay: TestRelay, _ path: String, headers: [(String, String)] = []) async -> (Int?, String) {
+    var c = WebSocketConfiguration()
+    c.headers = headers
+    do {
+      let ws = try await WebSocketConnection.connect(relay.url(path), configuration: c)
+      await ws.close()
+      return (101, "")
+    } catch let e as WebSocketClientError {
+      if case .upgradeRefused(let r) = e { return (r.status, r.text) }
+      return (nil, "\(e)")
+    } catch {
+      return (nil, "\(error)")
+    }
+  }
+
+  @Test func tokensAreRequiredPerRoleAndTheAnswerDoesNotRevealSessions() async throws {
+    let relay = try TestRelay {
+      $0.sourceToken = "phone-secret"
+      $0.observerToken = "screen-secret"
+    }
+    defer { relay.stop() }
+    #expect(await status(relay, "/v1/source/a").0 == 401)
+    #expect(await status(relay, "/v1/source/a?token=wrong").0 == 403)
+    #expect(await status(relay, "/v1/source/a?token=screen-secret").0 == 403)
+    #expect(await status(relay, "/v1/source/a?token=phone-secret").0 == 101)
+    #expect(await status(relay, "/v1/observe/a", headers: [("Authorization", "Bearer screen-secret")]).0 == 101)
+    #expect(await status(relay, "/v1/observe/a", headers: [("Authorization", "Bearer phone-secret")]).0 == 403)
+
+    // An existing session and a missing one get byte-identical refusals.
+    let (_, _) = try await relay.source("exists", hello: nil, configuration: .init(), token: "phone-secret")
+    let existing = await status(relay, "/v1/observe/exists?token=nope")
+    let missing = await status(relay, "/v1/observe/nothing-here?token=nope")
+    #expect(existing.0 == 403 && missing.0 == 403)
+    #expect(existing.1 == missing.1)
+    let existing401 = await status(relay, "/v1/observe/exists")
+    let missing401 = await status(relay, "/v1/observe/nothing-here")
+    #expect(existing401.0 == 401 && existing401.1 == missing401.1)
+  }
+
+  @Test func perSessionTokensFromAFileAreReloadedOnRequest() async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")
+    try Data(#"{"stage":{"source":"one","observer":["v1","v2"]}}"#.utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let relay = try TestRelay { $0.tokensFile = file.path }
+    defer { relay.stop() }
+    #expect(await status(relay, "/v1/source/stage?token=one").0 == 101)
+    #expect(await status(relay, "/v1/observe/stage?token=v2").0 == 101)
+    #expect(await status(relay, "/v1/observe/stage").0 == 401)
+    // Sessions not in the file fall back to the server-wide tokens: here none.
+    #expect(await status(relay, "/v1/observe/lobby").0 == 101)
+
+    try Data(#"{"stage":{"source":"two"}}"#.utf8).write(to: file)
+    relay.server.requestReload()
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(await status(relay, "/v1/source/stage?token=one").0 == 403)
+    #expect(await status(relay, "/v1/source/stage?token=two").0 == 101)
+    #expect(await status(relay, "/v1/observe/stage").0 == 101)
+
+    // A broken file on reload keeps the tokens in force.
+    try Data("{not json".utf8).write(to: file)
+    relay.server.requestReload()
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(await status(relay, "/v1/source/stage?token=one").0 == 403)
+    #expect(await status(relay, "/v1/source/stage?token=two").0 == 101)
+  }
+
+  @Test func aBadTokensFileIsAStartUpError() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).json")
+    try Data(#"{"bad name!":{"source":"x"}}"#.utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    #expect(throws: (any Error).self) { try TestRelay { $0.tokensFile = file.path } }
+  }
+
+  @Test func originsOutsideTheListAreRefused() async throws {
+    let relay = try TestRelay { $0.allowedOrigins = ["https://screen.example"] }
+    defer { relay.stop() }
+    #expect(await status(relay, "/v1/observe/o", headers: [("Origin", "https://evil.example")]).0 == 403)
+    #expect(await status(relay, "/v1/observe/o", headers: [("Origin", "https://screen.example")]).0 == 101)
+    // Non-browser clients send no Origin.
+    #expect(await status(relay, "/v1/observe/o").0 == 101)
+  }
+
+  @Test func capacityLimitsAnswer503() async throws {
+    let relay = try TestRelay {
+      $0.limits.maxObserversPerSession = 2
+      $0.limits.maxSessions = 3
+      $0.limits.maxConnectionsPerAddress = 5
+    }
+    defer { relay.stop() }
+    var keep: [WebSocketConnection] = []
+    for _ in 0..<2 { keep.append(try await relay.observer("full").0) }
+    #expect(await status(relay, "/v1/observe/full").0 == 503)
+    keep.append(try await relay.observer("s2").0)
+    keep.append(try await relay.observer("s3").0)
+    #expect(await status(relay, "/v1/observe/s4").0 == 503)
+    // An existing session still takes sources; then the per-address limit (5) bites.
+    keep.append(try await relay.source("s2").0)
+    let (code, body) = await status(relay, "/v1/source/s3")
+    #expect(code == 503)
+    #expect(body.contains("address"))
+    withExtendedLifetime(keep) {}
+  }
+
+  @Test func framesBeyondTheRateAreRefusedAndDropped() async throws {
+    let relay = try TestRelay { $0.limits.maxFramesPerSecond = 20 }
+    defer { relay.stop() }
+    let (watcher, _) = try await relay.observer("fps", query: "raw=1")
+    let (src, _) = try await relay.source("fps")
+    for seq in 1...60 { try await src.send(text: frameText(seq, t: Double(seq), [(1, seq == 1 ? "began" : "moved", 1, 1)])) }
+    var mirrored = 0
+    for m in try await watcher.receiveAll(for: .milliseconds(500)) where m.text?.contains(#""type":"touches""#) == true {
+      mirrored += 1
+    }
+    var limited = 0
+    for m in try await src.receiveAll(for: .milliseconds(300)) where m.text?.contains("rate_limited") == true {
+      limited += 1
+    }
+    // A one-second bucket of 20: about 20 pass, the rest are refused, none is queued.
+    #expect(mirrored >= 20 && mirrored < 30, "\(mirrored) mirrored")
+    #expect(mirrored + limited == 60, "\(mirrored) mirrored + \(limited) refused")
+  }
+}
