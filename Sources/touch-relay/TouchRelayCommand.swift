@@ -48,6 +48,42 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: "Messages an observer's queue holds before supersedable ones are dropped. [env: TOUCH_RELAY_OBSERVER_QUEUE] (default: 256)")
   var observerQueue: Int?
 
+  @Option(help: "Frames per second a source may send; the excess gets error rate_limited and is dropped. [env: TOUCH_RELAY_MAX_FPS] (default: 240)")
+  var maxFps: Int?
+
+  @Option(help: "WebSocket connections in total (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_CONNECTIONS] (default: 20000)")
+  var maxConnections: Int?
+
+  @Option(help: "WebSocket connections from one client address (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_CONNECTIONS_PER_ADDRESS] (default: 1000)")
+  var maxConnectionsPerAddress: Int?
+
+  @Option(help: "Sessions at once (HTTP 503 for a new one beyond). [env: TOUCH_RELAY_MAX_SESSIONS] (default: 10000)")
+  var maxSessions: Int?
+
+  @Option(help: "Observers of one session (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_OBSERVERS_PER_SESSION] (default: 2000)")
+  var maxObserversPerSession: Int?
+
+  @Option(help: "Token every source must present (?token= or Authorization: Bearer). [env: TOUCH_RELAY_SOURCE_TOKEN] (default: none)")
+  var sourceToken: String?
+
+  @Option(help: "Token every observer must present. [env: TOUCH_RELAY_OBSERVER_TOKEN] (default: none)")
+  var observerToken: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Per-session tokens, JSON {\"session\": {\"source\": \"t\", \"observer\": [\"a\", \"b\"]}}, re-read on SIGHUP. [env: TOUCH_RELAY_TOKENS]",
+      valueName: "file"))
+  var tokens: String?
+
+  @Option(help: "A browser origin allowed to connect (repeatable; env: comma-separated). Default: any. [env: TOUCH_RELAY_ALLOWED_ORIGIN]")
+  var allowedOrigin: [String] = []
+
+  @Option(help: ArgumentHelp("PEM certificate for TLS (wss://, https://); needs --key. [env: TOUCH_RELAY_CERT]", valueName: "file"))
+  var cert: String?
+
+  @Option(help: ArgumentHelp("PEM private key for TLS. [env: TOUCH_RELAY_KEY]", valueName: "file"))
+  var key: String?
+
   @Option(help: "Seconds of silence before a ping. [env: TOUCH_RELAY_PING_INTERVAL] (default: 30)")
   var pingInterval: Int?
 
@@ -82,6 +118,12 @@ struct TouchRelayCommand: ParsableCommand {
     help: "Event loop: libev (epoll) or poll (libwebsockets' own; scans every socket on each wake-up). [env: TOUCH_RELAY_EVENT_LOOP] (default: libev)")
   var eventLoop: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "The server's URL as phones reach it, for the pad URL in QR codes (e.g. http://192.168.1.20:8080). [env: TOUCH_RELAY_PUBLIC_URL] (default: the Host the page was loaded from)",
+      valueName: "url"))
+  var publicURL: String?
+
   func validate() throws {
     _ = try resolved()
   }
@@ -111,7 +153,41 @@ struct TouchRelayCommand: ParsableCommand {
       throw ValidationError("event loop must be poll or libev")
     }
     c.eventLoop = loop
+    c.publicURL = try (publicURL ?? ProcessInfo.processInfo.environment["TOUCH_RELAY_PUBLIC_URL"]).map(publicBaseURL)
     c.recordDirectory = record ?? ProcessInfo.processInfo.environment["TOUCH_RELAY_RECORD"]
+    let env = ProcessInfo.processInfo.environment
+    c.limits.maxFramesPerSecond = try pick(maxFps, "MAX_FPS", c.limits.maxFramesPerSecond, Int.init)
+    c.limits.maxConnections = try pick(maxConnections, "MAX_CONNECTIONS", c.limits.maxConnections, Int.init)
+    c.limits.maxConnectionsPerAddress = try pick(
+      maxConnectionsPerAddress, "MAX_CONNECTIONS_PER_ADDRESS", c.limits.maxConnectionsPerAddress, Int.init)
+    c.limits.maxSessions = try pick(maxSessions, "MAX_SESSIONS", c.limits.maxSessions, Int.init)
+    c.limits.maxObserversPerSession = try pick(
+      maxObserversPerSession, "MAX_OBSERVERS_PER_SESSION", c.limits.maxObserversPerSession, Int.init)
+    for (name, value) in [
+      ("max fps", c.limits.maxFramesPerSecond), ("max connections", c.limits.maxConnections),
+      ("max connections per address", c.limits.maxConnectionsPerAddress), ("max sessions", c.limits.maxSessions),
+      ("max observers per session", c.limits.maxObserversPerSession),
+    ] where !(1...10_000_000).contains(value) {
+      throw ValidationError("\(name) must be from 1 to 10000000")
+    }
+    c.sourceToken = sourceToken ?? env["TOUCH_RELAY_SOURCE_TOKEN"]
+    c.observerToken = observerToken ?? env["TOUCH_RELAY_OBSERVER_TOKEN"]
+    for (name, t) in [("source token", c.sourceToken), ("observer token", c.observerToken)] where t?.isEmpty == true {
+      throw ValidationError("\(name) must not be empty")
+    }
+    c.tokensFile = tokens ?? env["TOUCH_RELAY_TOKENS"]
+    let origins =
+      allowedOrigin.isEmpty
+      ? (env["TOUCH_RELAY_ALLOWED_ORIGIN"]?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? [])
+      : allowedOrigin
+    c.allowedOrigins = origins.isEmpty ? nil : origins
+    c.tlsCertificate = cert ?? env["TOUCH_RELAY_CERT"]
+    c.tlsKey = key ?? env["TOUCH_RELAY_KEY"]
+    if (c.tlsCertificate == nil) != (c.tlsKey == nil) { throw ValidationError("TLS needs both --cert and --key") }
+    for path in [c.tlsCertificate, c.tlsKey, c.tokensFile].compactMap({ $0 })
+    where !FileManager.default.isReadableFile(atPath: path) {
+      throw ValidationError("cannot read '\(path)'")
+    }
     if let dir = c.recordDirectory {
       var isDir: ObjCBool = false
       guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue,
@@ -161,6 +237,15 @@ struct TouchRelayCommand: ParsableCommand {
       s.resume()
       return s
     }
+    signal(SIGHUP, SIG_IGN)
+    let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+    hangup.setEventHandler { server.requestReload() }
+    hangup.resume()
+    let loopback = ["127.0.0.1", "::1", "localhost", "lo"].contains(config.host) || config.host.hasPrefix("127.")
+    if !loopback && config.sourceToken == nil && config.observerToken == nil && config.tokensFile == nil {
+      Logger(label: "touch-relay").warning(
+        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens")
+    }
     let listeningPort: Int
     do {
       listeningPort = try server.start()
@@ -172,7 +257,7 @@ struct TouchRelayCommand: ParsableCommand {
     let line = ("touch-relay \(Self.version) listening on ws://\(shownHost):\(listeningPort) (healthz: http://\(shownHost):\(listeningPort)/healthz)\n")
     FileHandle.standardOutput.write(Data(line.utf8))
     server.wait()
-    withExtendedLifetime(sources) {}
+    withExtendedLifetime((sources, hangup)) {}
   }
 }
 
