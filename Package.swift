@@ -23,6 +23,12 @@ let package = Package(
       pkgConfig: "libwebsockets",
       providers: [.apt(["libwebsockets-dev"])]
     ),
+    // libqrencode from the system (Debian: libqrencode-dev): the QR code of a session's pad URL.
+    .systemLibrary(
+      name: "CQREncode",
+      pkgConfig: "libqrencode",
+      providers: [.apt(["libqrencode-dev"])]
+    ),
     // Wire types, codecs and validation. Pure Swift, no I/O.
     .target(name: "TouchProtocol"),
     // Identity table, recognizers, arena, scenes. Pure Swift, no I/O, no clock.
@@ -31,9 +37,11 @@ let package = Package(
     .target(
       name: "RelayServer",
       dependencies: [
-        "CLibWebSockets", "TouchProtocol", "GestureEngine",
+        "CLibWebSockets", "CQREncode", "TouchProtocol", "GestureEngine",
         .product(name: "Logging", package: "swift-log"),
-      ]
+      ],
+      // The pad, watch and landing pages: static files read once at start-up.
+      resources: [.copy("Web")]
     ),
     .executableTarget(
       name: "touch-relay",

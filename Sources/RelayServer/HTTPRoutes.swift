@@ -5,7 +5,7 @@ enum HTTPRoutes {
     case "/healthz":
       return HTTPResponse(status: 200, contentType: "application/json", body: relay.healthJSON())
     default:
-      return .notFound
+      return WebPages.respond(to: request, relay: relay) ?? .notFound
     }
   }
 }

@@ -1,0 +1,200 @@
+"use strict";
+// Shared by the pad and the watch page: URLs, reconnection, gesture labels, scene drawing.
+// Plain JavaScript for current Chromium, Safari (iOS) and Firefox; no framework, no network
+// requests other than to this server.
+const TR = (function () {
+  const sessionPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+  /** The session name: the last path segment (`/pad/NAME`, `/watch/NAME`). */
+  function session() {
+    const parts = location.pathname.split("/");
+    return decodeURIComponent(parts[parts.length - 1] || "");
+  }
+
+  /** A query parameter of the page's own URL, or null. */
+  function param(name) {
+    return new URLSearchParams(location.search).get(name);
+  }
+
+  /** A WebSocket URL on this same server; `?token=` of the page is passed on when present. */
+  function wsURL(path, query) {
+    const q = new URLSearchParams(query || {});
+    const token = param("token");
+    if (token) q.set("token", token);
+    const qs = q.toString();
+    return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path + (qs ? "?" + qs : "");
+  }
+
+  /** Reconnection delays: 0.5 s doubling to 8 s, with jitter; reset after a good connection. */
+  class Backoff {
+    constructor() { this.attempt = 0; }
+    next() {
+      const base = Math.min(8000, 500 * Math.pow(2, this.attempt++));
+      return Math.round(base * (0.75 + Math.random() * 0.5));
+    }
+    reset() { this.attempt = 0; }
+  }
+
+  const degrees = (rad) => Math.round((rad * 180) / Math.PI);
+
+  /** A short human label for a gesture event. */
+  function describe(g) {
+    const n = g.touches > 1 ? g.touches + "-finger " : "";
+    switch (g.gesture) {
+      case "tap": {
+        const taps = g.taps || 1;
+        const word = taps === 1 ? "tap" : taps === 2 ? "double tap" : taps === 3 ? "triple tap" : taps + "× tap";
+        return n + word;
+      }
+      case "pinch": return "pinch ×" + (g.scale || 1).toFixed(2);
+      case "rotation": return "rotation " + degrees(g.rotation || 0) + "°";
+      case "swipe": return n + "swipe " + (g.direction || "");
+      case "pan": {
+        const tr = g.translation || { x: 0, y: 0 };
+        return n + "pan " + Math.round(tr.x) + ", " + Math.round(tr.y);
+      }
+      case "longpress": return "long press";
+      default: return String(g.gesture);
+    }
+  }
+
+  const gestureColors = {
+    tap: "#4cc9f0", longpress: "#f9c74f", pan: "#90be6d", pinch: "#f72585", rotation: "#b388ff", swipe: "#ff9e00",
+  };
+
+  const fingerColors = ["#4cc9f0", "#f72585", "#90be6d", "#f9c74f", "#b388ff", "#ff9e00", "#43aa8b", "#ff6b6b"];
+  const fingerColor = (id) => fingerColors[Math.abs(id) % fingerColors.length];
+
+  /** The flatcube squares as the server lays them out when a hello has no regions. */
+  function defaultRegions(w, h) {
+    const s = 0.4 * Math.min(w, h), cx = w / 2, cy = h / 2;
+    return [
+      { id: "red", x: cx - s / 2, y: cy - (3 * s) / 4, width: s, height: s },
+      { id: "yellowLeft", x: cx - (3 * s) / 4, y: cy - s / 4, width: s, height: s },
+      { id: "yellowRight", x: cx - s / 4, y: cy - s / 4, width: s, height: s },
+    ];
+  }
+
+  /**
+   * Draws a scene state on a 2D context whose units are the source's points.
+   * `view`: "pad" draws what the person holding the phone sees, "watch" adds overviews.
+   */
+  function drawScene(ctx, state, w, h, view) {
+    if (!state) return;
+    ctx.save();
+    if (state.scene === "flatcube") drawFlatcube(ctx, state, w, h);
+    else if (state.scene === "zoom") drawZoom(ctx, state, w, h, view);
+    else if (state.scene === "sketch") drawSketch(ctx, state);
+    ctx.restore();
+  }
+
+  function drawFlatcube(ctx, state, w, h) {
+    const regions = state.regions && state.regions.length ? state.regions : defaultRegions(w, h);
+    // Listed order is z order (first is topmost): draw bottom first.
+    for (let i = regions.length - 1; i >= 0; i--) {
+      const r = regions[i];
+      ctx.fillStyle = r.id === "red" ? "rgba(230, 57, 70, 0.75)" : "rgba(255, 209, 102, 0.7)";
+      ctx.strokeStyle = "rgba(255,255,255,0.8)";
+      ctx.lineWidth = 2;
+      ctx.fillRect(r.x, r.y, r.width, r.height);
+      ctx.strokeRect(r.x, r.y, r.width, r.height);
+    }
+    const c = state.counters || {};
+    const size = Math.max(14, Math.min(w, h) / 14);
+    ctx.font = "600 " + size + "px system-ui, sans-serif";
+    ctx.textBaseline = "top";
+    ctx.fillStyle = "#e63946";
+    ctx.fillText("red " + (c.red || 0), 12, 12);
+    ctx.fillStyle = "#ffd166";
+    ctx.fillText("yellow " + (c.yellow || 0), 12, 12 + size * 1.3);
+    ctx.fillStyle = "#ccc";
+    ctx.font = Math.round(size * 0.7) + "px system-ui, sans-serif";
+    ctx.fillText(state.recognizeAny ? "recognize any: on" : "recognize any: off", 12, 12 + size * 2.6);
+  }
+
+  /** Zoom: the content (a labelled grid over the surface) at `scale` around `centre`. */
+  function drawZoom(ctx, state, w, h, view) {
+    const s = state.scale || 1;
+    const c = state.centre || { x: w / 2, y: h / 2 };
+    const toView = (x, y) => [(x - c.x) * s + w / 2, (y - c.y) * s + h / 2];
+    const step = Math.min(w, h) / 6;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, 0, w, h);
+    ctx.clip();
+    ctx.lineWidth = 1;
+    for (let gx = 0, i = 0; gx <= w + 0.5; gx += step, i++) {
+      for (let gy = 0, j = 0; gy <= h + 0.5; gy += step, j++) {
+        const [x, y] = toView(gx, gy);
+        if ((i + j) % 2 === 0) {
+          ctx.fillStyle = "rgba(76, 201, 240, 0.18)";
+          ctx.fillRect(x, y, step * s, step * s);
+        }
+        if (step * s > 28) {
+          ctx.fillStyle = "rgba(255,255,255,0.55)";
+          ctx.font = Math.min(48, 10 + 0.12 * step * s) + "px system-ui, sans-serif";
+          ctx.textBaseline = "top";
+          ctx.fillText(String.fromCharCode(65 + (j % 26)) + (i + 1), x + 4, y + 4);
+        }
+      }
+    }
+    ctx.restore();
+    if (view === "watch" && s > 1) {
+      // The viewport over the whole content, as a small overview in the corner.
+      const k = 0.25, ox = w - w * k - 8, oy = 8;
+      ctx.fillStyle = "rgba(0,0,0,0.55)";
+      ctx.fillRect(ox, oy, w * k, h * k);
+      ctx.strokeStyle = "#888";
+      ctx.strokeRect(ox, oy, w * k, h * k);
+      ctx.strokeStyle = "#f72585";
+      ctx.lineWidth = 2;
+      ctx.strokeRect(ox + (c.x - w / (2 * s)) * k, oy + (c.y - h / (2 * s)) * k, (w / s) * k, (h / s) * k);
+    }
+    ctx.fillStyle = "#fff";
+    ctx.font = "600 16px system-ui, sans-serif";
+    ctx.textBaseline = "bottom";
+    ctx.fillText("zoom ×" + s.toFixed(2), 12, h - 12);
+  }
+
+  function polyline(ctx, points) {
+    if (!points || points.length === 0) return;
+    ctx.beginPath();
+    ctx.moveTo(points[0][0], points[0][1]);
+    for (let i = 1; i < points.length; i++) ctx.lineTo(points[i][0], points[i][1]);
+    if (points.length === 1) ctx.lineTo(points[0][0] + 0.1, points[0][1]);
+    ctx.stroke();
+  }
+
+  function drawSketch(ctx, state) {
+    ctx.lineCap = "round";
+    ctx.lineJoin = "round";
+    (state.lines || []).forEach((line, i) => {
+      const selected = state.selected === i;
+      ctx.strokeStyle = selected ? "#f72585" : "#e0e0e0";
+      ctx.lineWidth = selected ? 7 : 4;
+      polyline(ctx, line.points);
+    });
+    (state.drawing || []).forEach((line) => {
+      ctx.strokeStyle = fingerColor(line.touch);
+      ctx.lineWidth = 4;
+      polyline(ctx, line.points);
+    });
+  }
+
+  /** Sizes a canvas for its CSS box and the screen's pixel ratio; returns the CSS size. */
+  function fitCanvas(canvas) {
+    const r = canvas.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, Math.round(r.width * dpr)), h = Math.max(1, Math.round(r.height * dpr));
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+    }
+    return { width: r.width, height: r.height, dpr: dpr };
+  }
+
+  return {
+    sessionPattern, session, param, wsURL, Backoff, describe, gestureColors, fingerColor, defaultRegions,
+    drawScene, fitCanvas,
+  };
+})();
