@@ -15,6 +15,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
   ],
   targets: [
     // libwebsockets from the system (Debian: libwebsockets-dev), plus a tiny shim header.
@@ -39,6 +41,8 @@ let package = Package(
       dependencies: [
         "CLibWebSockets", "CQREncode", "TouchProtocol", "GestureEngine",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       // The pad, watch and landing pages: static files read once at start-up.
       resources: [.copy("Web")]

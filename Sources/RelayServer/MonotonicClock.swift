@@ -4,6 +4,12 @@
 
 /// Server time: milliseconds on the monotonic clock (never jumps with the wall clock).
 enum MonotonicClock {
+  static func nanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+
   static func nowMs() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -5,6 +5,8 @@ final class OutgoingMessage {
   let supersedable: Bool
   let bytes: UnsafeMutableRawBufferPointer
   let headroom: Int
+  /// When it was encoded (monotonic ns): for the delivery latency metric.
+  let createdAt = MonotonicClock.nanoseconds()
 
   init(_ encoded: [UInt8], headroom: Int, supersedable: Bool) {
     self.supersedable = supersedable

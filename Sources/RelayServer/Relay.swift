@@ -19,6 +19,7 @@ final class Relay {
   private var nextSerial = 1
   /// Open WebSockets per client address, for the per-address limit.
   private var connectionsByAddress: [String: Int] = [:]
+  let metrics = RelayMetrics()
   /// Tokens and origins; replaced on SIGHUP.
   var access: AccessPolicy
   private var nextSourceNumber = 1
@@ -169,6 +170,8 @@ final class Relay {
   /// One complete text message from a peer, received at server time `rt`.
   func receive(_ bytes: UnsafeRawBufferPointer, from conn: Connection, at rt: Double) {
     conn.messagesIn += 1
+    metrics.messagesIn += 1
+    metrics.bytesIn += bytes.count
     conn.recorder?.message(bytes, rt: rt)
     switch decoder.decode(bytes) {
     case .failure(let e):
@@ -220,7 +223,10 @@ final class Relay {
       state.clockOffset = rt - frame.t
       let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
       mirror(frame, origin: origin, in: conn.session)
+      metrics.framesIn += 1
+      let started = MonotonicClock.nanoseconds()
       let out = state.engine.process(frame)
+      metrics.engineTime.recordNanoseconds(MonotonicClock.nanoseconds() - started)
       deliver(out, from: conn, origin: origin)
       arm(conn, state)
     case .control(let c):
@@ -326,6 +332,7 @@ final class Relay {
 
   private func deliver(_ out: ProcessorOutput, from conn: Connection, origin: Origin) {
     for e in out.errors { sendError(e, to: conn) }
+    metrics.gestureEvents += out.events.count
     for event in out.events {
       var o = origin
       o.t = event.t
@@ -388,6 +395,7 @@ final class Relay {
 
   func sendError(_ e: ProtocolError, to conn: Connection) {
     conn.errorsSent += 1
+    metrics.error(e.code.rawValue)
     // Errors to a peer that does not read may be dropped (and counted), never block it.
     let bytes = ServerMessage.error(e, headroom: headroom)
     enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: conn.role == .source), to: conn)
@@ -434,6 +442,9 @@ final class Relay {
       if n < 0 { return -1 }
       conn.inFlight = m
       conn.messagesOut += 1
+      metrics.messagesOut += 1
+      metrics.bytesOut += m.payloadCount
+      metrics.deliveryLatency.recordNanoseconds(MonotonicClock.nanoseconds() - m.createdAt)
       if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
       return 0
     }
@@ -447,6 +458,7 @@ final class Relay {
 
   private func nextMessage(_ conn: Connection) -> OutgoingMessage? {
     let missed = conn.queue.takeDropped()
+    metrics.dropped += missed
     if missed > 0 {
       // After a gap, a fresh snapshot of every scene the observer follows.
       if conn.role == .observer {
@@ -471,6 +483,7 @@ final class Relay {
     guard !conn.closed else { return }
     conn.closed = true
     conn.recorder?.close(peerCode: conn.peerCloseCode, rt: rt)
+    metrics.close(conn.pendingClose.map { $0.code.rawValue } ?? conn.peerCloseCode)
     conn.recorder = nil
     let session = conn.session
     switch conn.role {
