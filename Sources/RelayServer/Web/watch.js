@@ -49,9 +49,8 @@
       '<h2><span class="name"></span> <code class="sid"></code> <span class="scene-name muted"></span>' +
       ' <span class="presence"></span></h2>' +
       '<div class="stats"></div>' +
-      '<div class="canvas-wrap"><canvas></canvas></div>' +
-      '<div class="panel-controls"></div>' +
-      '<ol class="log"></ol>';
+      '<div class="panel-body"><div class="canvas-wrap"><canvas></canvas></div>' +
+      '<div class="side"><div class="panel-controls"></div><ol class="log"></ol></div></div>';
     container.appendChild(el);
     s = {
       id: id, el: el, canvas: el.querySelector("canvas"), device: { name: "?", width: 400, height: 800 },
@@ -71,7 +70,6 @@
     s.scene = info.scene || null;
     s.el.querySelector(".name").textContent = s.device.name;
     s.el.querySelector(".scene-name").textContent = s.scene ? "· " + s.scene : "";
-    s.el.querySelector(".canvas-wrap").style.aspectRatio = s.device.width + " / " + s.device.height;
     buildControls(s);
   }
 
@@ -258,7 +256,18 @@
     }
   }
 
+  /** The surface at the device's aspect ratio, as large as the panel and the window allow. */
+  function sizeWrap(s) {
+    const wrap = s.el.querySelector(".canvas-wrap");
+    const maxW = Math.min(window.innerWidth - 48, 520);
+    const maxH = Math.max(200, window.innerHeight * 0.64);
+    const k = Math.min(maxW / s.device.width, maxH / s.device.height);
+    wrap.style.width = Math.floor(s.device.width * k) + "px";
+    wrap.style.height = Math.floor(s.device.height * k) + "px";
+  }
+
   function drawSource(s, now) {
+    sizeWrap(s);
     const box = TR.fitCanvas(s.canvas);
     const ctx = s.canvas.getContext("2d");
     const k = Math.min(box.width / s.device.width, box.height / s.device.height);
