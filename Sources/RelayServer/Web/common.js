@@ -16,10 +16,13 @@ const TR = (function () {
     return new URLSearchParams(location.search).get(name);
   }
 
-  /** A WebSocket URL on this same server; `?token=` of the page is passed on when present. */
-  function wsURL(path, query) {
+  /**
+   * A WebSocket URL on this same server. The page's `?token=` is passed on when present (or
+   * `tokenParam`'s value, e.g. the pad's `observer_token` for its own observer connection).
+   */
+  function wsURL(path, query, tokenParam) {
     const q = new URLSearchParams(query || {});
-    const token = param("token");
+    const token = (tokenParam && param(tokenParam)) || param("token");
     if (token) q.set("token", token);
     const qs = q.toString();
     return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path + (qs ? "?" + qs : "");

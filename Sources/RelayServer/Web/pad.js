@@ -25,6 +25,7 @@
   let sceneState = null;
   let reconnectTimer = null;
   const backoff = new TR.Backoff();
+  const followBackoff = new TR.Backoff();
 
   // Fingers down, by W3C touch identifier (or pointerId): {x, y}.
   const down = new Map();
@@ -117,13 +118,14 @@
       observer.close(1000);
     }
     const id = sourceId;
-    const ws = new WebSocket(TR.wsURL("/v1/observe/" + session, { source: id }), "touchrelay.v1");
+    const ws = new WebSocket(TR.wsURL("/v1/observe/" + session, { source: id }, "observer_token"), "touchrelay.v1");
     observer = ws;
     let lastSceneSeq = -1;
     ws.onmessage = (e) => {
       let m;
       try { m = JSON.parse(e.data); } catch (_) { return; }
       if (m.type === "welcome") {
+        followBackoff.reset();
         const mine = (m.scenes || []).find((s) => s.source === id);
         if (mine) { sceneState = mine.state; redraw(); }
       } else if (m.type === "scene" && m.source === id) {
@@ -142,8 +144,9 @@
     ws.onclose = () => {
       if (ws !== observer) return;
       observer = null;
-      // Follow again once the source is back (or now, if it still is).
-      setTimeout(() => { if (!observer && live && sourceId === id) follow(); }, 1000);
+      // Follow again once the source is back (or soon, if it still is). Without feedback
+      // (e.g. an observer token is needed: ?observer_token=) the pad still works as a source.
+      setTimeout(() => { if (!observer && live && sourceId === id) follow(); }, followBackoff.next());
     };
     ws.onerror = () => {};
   }
