@@ -139,8 +139,15 @@ public enum ServerMessage {
     w.string("touches")
     write(origin, &w)
     w.key("touches")
+    write(frame.touches, &w)
+    w.endObject()
+    return w.bytes
+  }
+
+  /// A `touches` array as both a client's `frame` and the server's mirror carry it.
+  public static func write(_ touches: [TouchPoint], _ w: inout JSONWriter) {
     w.beginArray()
-    for p in frame.touches {
+    for p in touches {
       w.beginObject()
       w.key("id")
       w.int(p.id)
@@ -165,8 +172,6 @@ public enum ServerMessage {
       w.endObject()
     }
     w.endArray()
-    w.endObject()
-    return w.bytes
   }
 
   public static func gesture(_ e: GestureEvent, origin: Origin, headroom: Int = 0) -> [UInt8] {

@@ -25,32 +25,7 @@ public enum ClientMessageEncoder {
     w.key("t")
     w.number(frame.t)
     w.key("touches")
-    w.beginArray()
-    for p in frame.touches {
-      w.beginObject()
-      w.key("id")
-      w.int(p.id)
-      w.key("phase")
-      w.string(p.phase.rawValue)
-      w.key("x")
-      w.number(p.x)
-      w.key("y")
-      w.number(p.y)
-      if let f = p.force {
-        w.key("force")
-        w.number(f)
-      }
-      if let r = p.radiusX {
-        w.key("radiusX")
-        w.number(r)
-      }
-      if let r = p.radiusY {
-        w.key("radiusY")
-        w.number(r)
-      }
-      w.endObject()
-    }
-    w.endArray()
+    ServerMessage.write(frame.touches, &w)
     w.endObject()
   }
 
