@@ -293,7 +293,20 @@ async def run(cdp, base, ws_base, out, failures):
         f.write(base64.b64decode(shot["data"]))
     print(f"   screenshots: {out}/watch.png, {out}/pad.png")
 
-    for page in (pad, watch):
+    # The landing page lists the live session and builds the URLs for a typed name.
+    landing = await open_page(cdp, "landing", 1024, 768, False)
+    await landing.send("Page.navigate", {"url": f"{base}/"})
+    await landing.wait_for("document.readyState === 'complete'")
+    listed = await landing.eval(f"!!document.querySelector('#sessions a[href=\"/watch/{SESSION}\"]')")
+    if not listed:
+        failures.append("the landing page does not list the live session")
+    await landing.eval("(() => { const i = document.getElementById('session'); i.value = 'stage-2';"
+                       " i.dispatchEvent(new Event('input')); })()")
+    pad_url = await landing.eval("document.getElementById('pad-url').textContent")
+    if pad_url != f"{base}/pad/stage-2":
+        failures.append(f"the landing page's pad URL for 'stage-2' is {pad_url!r}")
+
+    for page in (pad, watch, landing):
         for p in page.problems:
             failures.append(f"{page.name} page: {p}")
 
