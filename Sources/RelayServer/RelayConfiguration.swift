@@ -54,8 +54,8 @@ public struct RelayConfiguration: Sendable {
   public var tlsCertificate: String?
   public var tlsKey: String?
 
-  /// The landing page (`/`) lists the live sessions. Access tokens (a later issue) will turn
-  /// this off: with tokens, session names are not for everyone to see.
+  /// The landing page (`/`) lists the live sessions; never while any token is required:
+  /// with tokens, session names are not for everyone to see.
   public var listSessions = true
 
   /// The server's address as phones should reach it (`--public-url`, e.g.

@@ -71,7 +71,7 @@ enum WebPages {
   static func landing(_ relay: Relay) -> HTTPResponse {
     guard let template = WebFiles.shared.files["index.html"] else { return WebFiles.missing }
     let list: String
-    if relay.config.listSessions {
+    if relay.config.listSessions && !relay.access.requiresTokens {
       let live = relay.sessionSummaries
       if live.isEmpty {
         list = #"<p class="muted" id="no-sessions">No live sessions right now.</p>"#
