@@ -97,10 +97,12 @@ struct HTTPResponse {
 
   /// Writes the response; false if the connection failed.
   func send(on wsi: OpaquePointer, relay: Relay) -> Bool {
+    // Nothing is cached unless the route says otherwise.
+    let cache = headers.contains { $0.0.lowercased() == "cache-control" } ? "" : "Cache-Control: no-store\r\n"
     let extra = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
     let head =
       "HTTP/1.1 \(status) \(reasonPhrase)\r\nContent-Type: \(contentType)\r\n"
-      + "Content-Length: \(body.count)\r\nCache-Control: no-store\r\n\(extra)\r\n"
+      + "Content-Length: \(body.count)\r\n\(cache)\(extra)\r\n"
     var buffer = [UInt8](repeating: 0, count: relay.headroom)
     buffer.append(contentsOf: head.utf8)
     buffer.append(contentsOf: body)
