@@ -13,4 +13,13 @@ struct FramePlan: Sendable {
   /// New fingers, already limited to the finger limit.
   var begins: [TouchPoint] = []
   var errors: [ProtocolError] = []
+
+  /// Empties every list and keeps the buffers, for the next frame.
+  mutating func removeAll() {
+    cancels.removeAll(keepingCapacity: true)
+    updates.removeAll(keepingCapacity: true)
+    ends.removeAll(keepingCapacity: true)
+    begins.removeAll(keepingCapacity: true)
+    errors.removeAll(keepingCapacity: true)
+  }
 }

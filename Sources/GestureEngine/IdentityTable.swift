@@ -14,6 +14,8 @@ struct IdentityTable: Sendable {
   private(set) var unknownTouchCount = 0
   /// Bounds the memory a misbehaving client can make us spend on remembered ids.
   static let rememberedIDLimit = 1024
+  /// The plan handed out last time, kept for its buffers (see `plan`).
+  private var spare = FramePlan()
 
   var count: Int { fingers.count }
   var isEmpty: Bool { fingers.isEmpty }
@@ -24,14 +26,18 @@ struct IdentityTable: Sendable {
   /// Sorts a frame's touches into a plan and applies the identity rules: unknown ids,
   /// re-began ids, missing touches and the finger limit.
   mutating func plan(_ frame: Frame, maxFingers: Int) -> FramePlan {
+    // The lists are refilled in the buffers of the previous frame's plan, which its caller
+    // has released by now: a frame allocates nothing here.
     var plan = FramePlan()
+    swap(&plan, &spare)
+    plan.removeAll()
     for p in frame.touches {
       let down = index(of: p.id) != nil
       switch p.phase {
       case .began:
         // A began for a finger that is down means the client lost its end: cancel + begin.
         if down { plan.cancels.append(p.id) }
-        ignored.remove(p.id)
+        if !ignored.isEmpty { ignored.remove(p.id) }
         plan.begins.append(p)
       case .moved, .stationary, .ended, .cancelled:
         if down {
@@ -57,28 +63,41 @@ struct IdentityTable: Sendable {
       }
     }
     // The protocol lists every finger that is down in every frame; a missing one was lost.
-    for f in fingers where !frame.touches.contains(where: { $0.id == f.id }) {
-      plan.cancels.append(f.id)
+    // (By index: iterating the fingers would copy each one, with its arrays.)
+    for i in fingers.indices {
+      let id = fingers[i].id
+      if !frame.touches.contains(where: { $0.id == id }) { plan.cancels.append(id) }
     }
     if !ignored.isEmpty {
       ignored = ignored.filter { id in frame.touches.contains { $0.id == id } }
     }
-    var downAfter = fingers.count - plan.cancels.count - plan.ends.count
-    var accepted: [TouchPoint] = []
-    for p in plan.begins {
+    let downAfter = fingers.count - plan.cancels.count - plan.ends.count
+    if downAfter + plan.begins.count > maxFingers {
+      limit(&plan, to: maxFingers, downAfter: downAfter, seq: frame.seq)
+    }
+    spare = plan
+    return plan
+  }
+
+  /// Keeps the first new fingers that fit under the limit and refuses the rest.
+  private mutating func limit(_ plan: inout FramePlan, to maxFingers: Int, downAfter: Int, seq: Int64) {
+    var downAfter = downAfter
+    var kept = 0
+    for i in plan.begins.indices {
+      let p = plan.begins[i]
       if downAfter < maxFingers {
-        accepted.append(p)
+        plan.begins[kept] = p
+        kept += 1
         downAfter += 1
       } else {
         if ignored.count < Self.rememberedIDLimit { ignored.insert(p.id) }
         plan.errors.append(
           ProtocolError(
             .tooManyFingers, "touch \(p.id) is ignored: at most \(maxFingers) fingers may be down",
-            seq: frame.seq))
+            seq: seq))
       }
     }
-    plan.begins = accepted
-    return plan
+    plan.begins.removeLast(plan.begins.count - kept)
   }
 
   mutating func add(_ p: TouchPoint, t: Double, regions: [String], window: Double) {

@@ -25,12 +25,18 @@ struct LongPressRecognizer: Sendable {
   }
 
   mutating func moved(t: Double, ctx: inout GestureContext) {
-    guard let f = ctx.table.finger(fingerID) else { return }
+    // Most frames find the press failed long ago; only then is the finger looked up, and
+    // read in place rather than copied out of the table.
+    guard state == .possible || state.isActive, let i = ctx.table.index(of: fingerID) else {
+      return
+    }
     if state == .possible {
-      if f.distanceFromDown > ctx.settings.longPressMaxMovement { state = .failed }
-    } else if state.isActive, f.x != lastX || f.y != lastY {
+      if ctx.table.fingers[i].distanceFromDown > ctx.settings.longPressMaxMovement {
+        state = .failed
+      }
+    } else if ctx.table.fingers[i].x != lastX || ctx.table.fingers[i].y != lastY {
       state = .changed
-      report(.changed, f, t: t, ctx: &ctx)
+      report(.changed, ctx.table.fingers[i], t: t, ctx: &ctx)
     }
   }
 
@@ -74,8 +80,7 @@ struct LongPressRecognizer: Sendable {
     }
   }
 
-  private mutating func report(_ s: GestureState, _ f: Finger, t: Double, ctx: inout GestureContext)
-  {
+  private mutating func report(_ s: GestureState, _ f: Finger, t: Double, ctx: inout GestureContext) {
     lastX = f.x
     lastY = f.y
     let e = ctx.event(

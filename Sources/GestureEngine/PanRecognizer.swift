@@ -25,7 +25,7 @@ struct PanRecognizer: Sendable {
     accumX = 0
     accumY = 0
     translation = Vector(x: 0, y: 0)
-    track = VelocityTracker(window: ctx.settings.velocityWindow)
+    track.reset(window: ctx.settings.velocityWindow)
     track.add(t: t, x: 0, y: 0)
   }
 

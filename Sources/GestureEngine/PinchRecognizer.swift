@@ -21,7 +21,7 @@ struct PinchRecognizer: Sendable {
     hasBaseline = false
     scale = 1
     scaleBase = 1
-    track = VelocityTracker(window: ctx.settings.velocityWindow)
+    track.reset(window: ctx.settings.velocityWindow)
   }
 
   mutating func membershipChanged(t: Double, ctx: GestureContext) {

@@ -19,7 +19,7 @@ struct RotationRecognizer: Sendable {
     state = ctx.enabled(.rotation) ? .possible : .failed
     pair = nil
     rotation = 0
-    track = VelocityTracker(window: ctx.settings.velocityWindow)
+    track.reset(window: ctx.settings.velocityWindow)
   }
 
   mutating func membershipChanged(t: Double, ctx: GestureContext) {
@@ -30,7 +30,7 @@ struct RotationRecognizer: Sendable {
     }
     let next = (fingers[0].id, fingers[1].id)
     if let p = pair, p == next { return }
-    if pair == nil && track.samples.isEmpty { track.add(t: t, x: 0, y: 0) }
+    if pair == nil && track.isEmpty { track.add(t: t, x: 0, y: 0) }
     pair = next
     lastAngle = angle(fingers[0], fingers[1])
   }
@@ -38,9 +38,9 @@ struct RotationRecognizer: Sendable {
   /// Updates the rotation; returns true when the rotation wants to begin now.
   mutating func moved(t: Double, allowed: Bool, ctx: inout GestureContext) -> Bool {
     guard let p = pair, state == .possible || state.isActive,
-      let a = ctx.table.finger(p.0), let b = ctx.table.finger(p.1)
+      let a = ctx.table.index(of: p.0), let b = ctx.table.index(of: p.1)
     else { return false }
-    let now = angle(a, b)
+    let now = angle(ctx.table.fingers[a], ctx.table.fingers[b])
     let delta = Geometry.wrap(now - lastAngle)
     lastAngle = now
     rotation += delta

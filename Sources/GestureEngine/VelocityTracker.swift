@@ -9,16 +9,24 @@ struct VelocityTracker: Sendable {
     var y: Double
   }
 
-  private(set) var samples: [Sample] = []
+  /// The history; `samples[start...]` is the window. Samples that leave the window are
+  /// dropped by moving `start`, and the array is compacted only when it is full, so a move
+  /// costs no memmove of the history and the buffer, once grown, is reused for good.
+  private var samples: [Sample] = []
+  private var start = 0
   var window: Double
 
   init(window: Double) {
     self.window = window
-    samples.reserveCapacity(8)
   }
 
-  mutating func reset() {
+  var isEmpty: Bool { samples.count == start }
+
+  /// Forgets the history and keeps the buffer, so a new sequence allocates nothing.
+  mutating func reset(window: Double) {
+    self.window = window
     samples.removeAll(keepingCapacity: true)
+    start = 0
   }
 
   mutating func add(t: Double, x: Double, y: Double) {
@@ -26,19 +34,27 @@ struct VelocityTracker: Sendable {
       // Same instant (or a clock hiccup): keep the newest position, never a zero dt.
       samples[samples.count - 1] = Sample(t: last.t, x: x, y: y)
     } else {
+      if samples.count == samples.capacity {
+        if start > 0 {
+          samples.removeFirst(start)
+          start = 0
+        } else if samples.capacity < 8 {
+          // About 100 ms at 60 Hz: enough that a typical window never regrows.
+          samples.reserveCapacity(8)
+        }
+      }
       samples.append(Sample(t: t, x: x, y: y))
     }
     let horizon = t - window
-    var drop = 0
-    while samples.count - drop >= 2 && samples[drop + 1].t <= horizon { drop += 1 }
-    if drop > 0 { samples.removeFirst(drop) }
+    while samples.count - start >= 2 && samples[start + 1].t <= horizon { start += 1 }
   }
 
   /// Units per millisecond; zero without two distinct instants.
   var perMillisecond: (x: Double, y: Double) {
-    guard let first = samples.first, let last = samples.last, last.t > first.t else {
-      return (0, 0)
-    }
+    guard start < samples.count else { return (0, 0) }
+    let first = samples[start]
+    let last = samples[samples.count - 1]
+    guard last.t > first.t else { return (0, 0) }
     let dt = last.t - first.t
     return ((last.x - first.x) / dt, (last.y - first.y) / dt)
   }

@@ -136,7 +136,8 @@ final class Relay {
     case .source:
       session.sources.append(conn)
       if let dir = config.recordDirectory {
-        conn.recorder = SourceRecorder(directory: dir, session: session.name, serial: conn.serial, config: config, rt: rt, logger: logger)
+        conn.recorder = SourceRecorder(
+          directory: dir, session: session.name, serial: conn.serial, config: config, rt: rt, logger: logger)
       }
     case .observer:
       session.observers.append(conn)

@@ -34,7 +34,9 @@ final class RelayMetrics {
   init() {
     var f = PrometheusMetricsFactory(registry: registry)
     let micro: [Duration] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000].map { .microseconds($0) }
-    let milli: [Duration] = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000].map { .microseconds(Int($0 * 1000)) }
+    let milli: [Duration] = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000].map {
+      .microseconds(Int($0 * 1000))
+    }
     f.durationHistogramBuckets = [
       "touchrelay_engine_duration_seconds": micro, "touchrelay_delivery_latency_seconds": milli,
     ]

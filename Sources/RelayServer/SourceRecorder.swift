@@ -1,8 +1,9 @@
+import Logging
+import TouchProtocol
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import Logging
-import TouchProtocol
 
 /// Records one source connection's input as JSON lines: every message as received, every
 /// timer firing and the close, each with its server time, so `touch-relay replay` can run the

@@ -176,7 +176,10 @@ struct JSONScanner {
     while i < slice.count {
       let c = slice[i]
       guard c == UInt8(ascii: "\\") else {
-        if let h = pendingHigh { appendScalar(h, &out); pendingHigh = nil }
+        if let h = pendingHigh {
+          appendScalar(h, &out)
+          pendingHigh = nil
+        }
         out.append(c)
         i += 1
         continue
@@ -202,7 +205,10 @@ struct JSONScanner {
         }
         continue
       }
-      if let h = pendingHigh { appendScalar(h, &out); pendingHigh = nil }
+      if let h = pendingHigh {
+        appendScalar(h, &out)
+        pendingHigh = nil
+      }
       switch e {
       case UInt8(ascii: "b"): out.append(0x08)
       case UInt8(ascii: "f"): out.append(0x0C)
@@ -350,7 +356,7 @@ struct JSONScanner {
     }
   }
 
-  mutating func readLiteral() throws(Failure) -> Void {
+  mutating func readLiteral() throws(Failure) {
     _ = try readBoolOrNull()
   }
 

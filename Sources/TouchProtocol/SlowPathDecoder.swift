@@ -109,7 +109,9 @@ enum HelloValidator {
           return ProtocolError(.badValue, "config.\(name) must be from 1 to 10")
         }
       }
-      for (name, value) in [("panMinTouches", c.panMinTouches), ("panMaxTouches", c.panMaxTouches), ("maxFingers", c.maxFingers)] {
+      for (name, value) in [
+        ("panMinTouches", c.panMinTouches), ("panMaxTouches", c.panMaxTouches), ("maxFingers", c.maxFingers),
+      ] {
         if let v = value, !(1...20).contains(v) {
           return ProtocolError(.badValue, "config.\(name) must be from 1 to 20")
         }

@@ -139,8 +139,7 @@ public final class WebSocketConnection: Sendable {
     }
   }
 
-  private static func requestHead(_ url: ClientURL, _ c: WebSocketConfiguration) -> HTTPRequestHead
-  {
+  private static func requestHead(_ url: ClientURL, _ c: WebSocketConfiguration) -> HTTPRequestHead {
     var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.target)
     switch c.hostHeader {
     case .none: head.headers.add(name: "Host", value: url.hostHeader)
@@ -245,8 +244,7 @@ public final class WebSocketConnection: Sendable {
 
   /// Sends a close frame (unless one went out already), waits up to `timeout` for the
   /// server to end the connection, then drops it in any case.
-  public func close(code: UInt16 = 1000, reason: String = "", timeout: Duration = .seconds(2)) async
-  {
+  public func close(code: UInt16 = 1000, reason: String = "", timeout: Duration = .seconds(2)) async {
     if channel.isActive, state.markCloseSent() {
       var payload = ByteBuffer()
       payload.writeInteger(code)

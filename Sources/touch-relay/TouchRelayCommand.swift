@@ -33,10 +33,14 @@ struct TouchRelayCommand: ParsableCommand {
   var port: Int?
 
   @Option(
-    help: "Log level: trace, debug, info, notice, warning, error, critical. [env: TOUCH_RELAY_LOG_LEVEL] (default: info)")
+    help:
+      "Log level: trace, debug, info, notice, warning, error, critical. [env: TOUCH_RELAY_LOG_LEVEL] (default: info)")
   var logLevel: String?
 
-  @Option(help: "Largest message in bytes, after decompression (close 1009 beyond). [env: TOUCH_RELAY_MAX_MESSAGE_BYTES] (default: 65536)")
+  @Option(
+    help:
+      "Largest message in bytes, after decompression (close 1009 beyond). [env: TOUCH_RELAY_MAX_MESSAGE_BYTES] (default: 65536)"
+  )
   var maxMessageBytes: Int?
 
   @Option(help: "Most touches one frame may list. [env: TOUCH_RELAY_MAX_TOUCHES] (default: 20)")
@@ -45,25 +49,38 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: "Most fingers down at once per source. [env: TOUCH_RELAY_MAX_FINGERS] (default: 10)")
   var maxFingers: Int?
 
-  @Option(help: "Messages an observer's queue holds before supersedable ones are dropped. [env: TOUCH_RELAY_OBSERVER_QUEUE] (default: 256)")
+  @Option(
+    help:
+      "Messages an observer's queue holds before supersedable ones are dropped. [env: TOUCH_RELAY_OBSERVER_QUEUE] (default: 256)"
+  )
   var observerQueue: Int?
 
-  @Option(help: "Frames per second a source may send; the excess gets error rate_limited and is dropped. [env: TOUCH_RELAY_MAX_FPS] (default: 240)")
+  @Option(
+    help:
+      "Frames per second a source may send; the excess gets error rate_limited and is dropped. [env: TOUCH_RELAY_MAX_FPS] (default: 240)"
+  )
   var maxFps: Int?
 
   @Option(help: "WebSocket connections in total (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_CONNECTIONS] (default: 20000)")
   var maxConnections: Int?
 
-  @Option(help: "WebSocket connections from one client address (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_CONNECTIONS_PER_ADDRESS] (default: 1000)")
+  @Option(
+    help:
+      "WebSocket connections from one client address (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_CONNECTIONS_PER_ADDRESS] (default: 1000)"
+  )
   var maxConnectionsPerAddress: Int?
 
   @Option(help: "Sessions at once (HTTP 503 for a new one beyond). [env: TOUCH_RELAY_MAX_SESSIONS] (default: 10000)")
   var maxSessions: Int?
 
-  @Option(help: "Observers of one session (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_OBSERVERS_PER_SESSION] (default: 2000)")
+  @Option(
+    help: "Observers of one session (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_OBSERVERS_PER_SESSION] (default: 2000)")
   var maxObserversPerSession: Int?
 
-  @Option(help: "Token every source must present (?token= or Authorization: Bearer). [env: TOUCH_RELAY_SOURCE_TOKEN] (default: none)")
+  @Option(
+    help:
+      "Token every source must present (?token= or Authorization: Bearer). [env: TOUCH_RELAY_SOURCE_TOKEN] (default: none)"
+  )
   var sourceToken: String?
 
   @Option(help: "Token every observer must present. [env: TOUCH_RELAY_OBSERVER_TOKEN] (default: none)")
@@ -75,10 +92,15 @@ struct TouchRelayCommand: ParsableCommand {
       valueName: "file"))
   var tokens: String?
 
-  @Option(help: "A browser origin allowed to connect (repeatable; env: comma-separated). Default: any. [env: TOUCH_RELAY_ALLOWED_ORIGIN]")
+  @Option(
+    help:
+      "A browser origin allowed to connect (repeatable; env: comma-separated). Default: any. [env: TOUCH_RELAY_ALLOWED_ORIGIN]"
+  )
   var allowedOrigin: [String] = []
 
-  @Option(help: ArgumentHelp("PEM certificate for TLS (wss://, https://); needs --key. [env: TOUCH_RELAY_CERT]", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "PEM certificate for TLS (wss://, https://); needs --key. [env: TOUCH_RELAY_CERT]", valueName: "file"))
   var cert: String?
 
   @Option(help: ArgumentHelp("PEM private key for TLS. [env: TOUCH_RELAY_KEY]", valueName: "file"))
@@ -87,13 +109,18 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: "Seconds of silence before a ping. [env: TOUCH_RELAY_PING_INTERVAL] (default: 30)")
   var pingInterval: Int?
 
-  @Option(help: "Seconds of silence before hanging up (more than --ping-interval). [env: TOUCH_RELAY_IDLE_TIMEOUT] (default: 60)")
+  @Option(
+    help:
+      "Seconds of silence before hanging up (more than --ping-interval). [env: TOUCH_RELAY_IDLE_TIMEOUT] (default: 60)")
   var idleTimeout: Int?
 
-  @Option(help: "Seconds observers get on shutdown to take pending messages. [env: TOUCH_RELAY_DRAIN_TIMEOUT] (default: 5)")
+  @Option(
+    help: "Seconds observers get on shutdown to take pending messages. [env: TOUCH_RELAY_DRAIN_TIMEOUT] (default: 5)")
   var drainTimeout: Double?
 
-  @Flag(inversion: .prefixedNo, help: "Run the gesture engine (--no-gestures: raw mirror only). [env: TOUCH_RELAY_GESTURES=0|1] (default: on)")
+  @Flag(
+    inversion: .prefixedNo,
+    help: "Run the gesture engine (--no-gestures: raw mirror only). [env: TOUCH_RELAY_GESTURES=0|1] (default: on)")
   var gestures: Bool?
 
   @Flag(inversion: .prefixedNo, help: "Offer permessage-deflate. [env: TOUCH_RELAY_COMPRESSION=0|1] (default: on)")
@@ -115,7 +142,9 @@ struct TouchRelayCommand: ParsableCommand {
   var replayWithoutRaw = false
 
   @Option(
-    help: "Event loop: libev (epoll) or poll (libwebsockets' own; scans every socket on each wake-up). [env: TOUCH_RELAY_EVENT_LOOP] (default: libev)")
+    help:
+      "Event loop: libev (epoll) or poll (libwebsockets' own; scans every socket on each wake-up). [env: TOUCH_RELAY_EVENT_LOOP] (default: libev)"
+  )
   var eventLoop: String?
 
   @Option(
@@ -178,7 +207,9 @@ struct TouchRelayCommand: ParsableCommand {
     c.tokensFile = tokens ?? env["TOUCH_RELAY_TOKENS"]
     let origins =
       allowedOrigin.isEmpty
-      ? (env["TOUCH_RELAY_ALLOWED_ORIGIN"]?.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } ?? [])
+      ? (env["TOUCH_RELAY_ALLOWED_ORIGIN"]?.split(separator: ",").map {
+        String($0).trimmingCharacters(in: .whitespaces)
+      } ?? [])
       : allowedOrigin
     c.allowedOrigins = origins.isEmpty ? nil : origins
     c.tlsCertificate = cert ?? env["TOUCH_RELAY_CERT"]
@@ -244,7 +275,8 @@ struct TouchRelayCommand: ParsableCommand {
     let loopback = ["127.0.0.1", "::1", "localhost", "lo"].contains(config.host) || config.host.hasPrefix("127.")
     if !loopback && config.sourceToken == nil && config.observerToken == nil && config.tokensFile == nil {
       Logger(label: "touch-relay").warning(
-        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens")
+        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens"
+      )
     }
     let listeningPort: Int
     do {
@@ -254,7 +286,8 @@ struct TouchRelayCommand: ParsableCommand {
       throw ExitCode(1)
     }
     let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
-    let line = ("touch-relay \(Self.version) listening on ws://\(shownHost):\(listeningPort) (healthz: http://\(shownHost):\(listeningPort)/healthz)\n")
+    let line =
+      ("touch-relay \(Self.version) listening on ws://\(shownHost):\(listeningPort) (healthz: http://\(shownHost):\(listeningPort)/healthz)\n")
     FileHandle.standardOutput.write(Data(line.utf8))
     server.wait()
     withExtendedLifetime((sources, hangup)) {}

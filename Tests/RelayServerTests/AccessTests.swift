@@ -112,9 +112,12 @@ import TouchRelayClient
     defer { relay.stop() }
     let (watcher, _) = try await relay.observer("fps", query: "raw=1")
     let (src, _) = try await relay.source("fps")
-    for seq in 1...60 { try await src.send(text: frameText(seq, t: Double(seq), [(1, seq == 1 ? "began" : "moved", 1, 1)])) }
+    for seq in 1...60 {
+      try await src.send(text: frameText(seq, t: Double(seq), [(1, seq == 1 ? "began" : "moved", 1, 1)]))
+    }
     var mirrored = 0
-    for m in try await watcher.receiveAll(for: .milliseconds(500)) where m.text?.contains(#""type":"touches""#) == true {
+    for m in try await watcher.receiveAll(for: .milliseconds(500)) where m.text?.contains(#""type":"touches""#) == true
+    {
       mirrored += 1
     }
     var limited = 0

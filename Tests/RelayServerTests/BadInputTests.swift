@@ -48,7 +48,10 @@ import TouchRelayClient
     ("unknown_phase", #"{"type":"frame","seq":2,"t":110,"touches":[{"id":1,"phase":"hovering","x":1,"y":1}]}"#),
     ("seq_not_increasing", #"{"type":"frame","seq":1,"t":110,"touches":[{"id":1,"phase":"moved","x":1,"y":1}]}"#),
     ("time_backwards", #"{"type":"frame","seq":2,"t":50,"touches":[{"id":1,"phase":"moved","x":1,"y":1}]}"#),
-    ("duplicate_touch_id", #"{"type":"frame","seq":2,"t":110,"touches":[{"id":1,"phase":"moved","x":1,"y":1},{"id":1,"phase":"moved","x":2,"y":2}]}"#),
+    (
+      "duplicate_touch_id",
+      #"{"type":"frame","seq":2,"t":110,"touches":[{"id":1,"phase":"moved","x":1,"y":1},{"id":1,"phase":"moved","x":2,"y":2}]}"#
+    ),
     ("bad_value", #"{"type":"hello","device":{"name":"x","width":-5,"height":10}}"#),
     ("unknown_scene", #"{"type":"hello","device":{"name":"x","width":5,"height":10},"scene":"tetris"}"#),
     ("non_finite", #"{"type":"hello","device":{"name":"x","width":1e400,"height":10}}"#),
@@ -119,7 +122,8 @@ import TouchRelayClient
     var frames: [WebSocketFrame] = []
     for (i, byte) in text.enumerated() {
       frames.append(
-        WebSocketFrame(fin: i == text.count - 1, opcode: i == 0 ? .text : .continuation, data: ByteBuffer(bytes: [byte])))
+        WebSocketFrame(
+          fin: i == text.count - 1, opcode: i == 0 ? .text : .continuation, data: ByteBuffer(bytes: [byte])))
       if i % 10 == 0 { frames.append(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer())) }
     }
     try await src.send(frames: frames)
@@ -131,7 +135,8 @@ import TouchRelayClient
     let relay = try TestRelay()
     defer { relay.stop() }
     let (src, _) = try await relay.source("utf")
-    try await src.send(frame: WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: [0x7B, 0xC3, 0x28, 0x7D])))
+    try await src.send(
+      frame: WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: [0x7B, 0xC3, 0x28, 0x7D])))
     #expect(try await src.expectClose().code == 1007)
   }
 

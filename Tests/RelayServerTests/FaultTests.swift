@@ -17,25 +17,25 @@ import TouchRelayClient
     // Chaos on another session, running while the watched one streams.
     let chaos = Task { () async -> Result<Void, any Error> in
       do {
-      let (stalled, _) = try await relay.observer("chaos", query: "raw=1")
-      try await stalled.pauseReading()
-      let (flooder, _) = try await relay.source("chaos")
-      for round in 0..<6 {
-        // A source killed mid-pinch, without a close frame.
-        let (victim, _) = try await relay.source("chaos")
-        try await victim.send(text: frameText(1, t: 0, [(1, "began", 10, 10), (2, "began", 50, 50)]))
-        try await victim.send(text: frameText(2, t: 16, [(1, "moved", 5, 5), (2, "moved", 60, 60)]))
-        try await victim.drop()
-        // A flood far past the rate limit.
-        var frames: [WebSocketFrame] = []
-        for k in 0..<400 {
-          let seq = round * 400 + k + 1
-          let text = frameText(seq, t: Double(seq), [(7, seq == 1 ? "began" : "moved", Double(k % 300), 1)])
-          frames.append(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)))
+        let (stalled, _) = try await relay.observer("chaos", query: "raw=1")
+        try await stalled.pauseReading()
+        let (flooder, _) = try await relay.source("chaos")
+        for round in 0..<6 {
+          // A source killed mid-pinch, without a close frame.
+          let (victim, _) = try await relay.source("chaos")
+          try await victim.send(text: frameText(1, t: 0, [(1, "began", 10, 10), (2, "began", 50, 50)]))
+          try await victim.send(text: frameText(2, t: 16, [(1, "moved", 5, 5), (2, "moved", 60, 60)]))
+          try await victim.drop()
+          // A flood far past the rate limit.
+          var frames: [WebSocketFrame] = []
+          for k in 0..<400 {
+            let seq = round * 400 + k + 1
+            let text = frameText(seq, t: Double(seq), [(7, seq == 1 ? "began" : "moved", Double(k % 300), 1)])
+            frames.append(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)))
+          }
+          try await flooder.send(frames: frames)
         }
-        try await flooder.send(frames: frames)
-      }
-      withExtendedLifetime(stalled) {}
+        withExtendedLifetime(stalled) {}
       } catch {
         return .failure(error)
       }

@@ -15,7 +15,9 @@ import TouchRelayClient
     defer { relay.stop() }
     let (watcher, _) = try await relay.observer("m", query: "raw=1")
     let (src, _) = try await relay.source("m")
-    for seq in 1...10 { try await src.send(text: frameText(seq, t: Double(seq) * 10, [(1, seq == 1 ? "began" : "moved", 1, 1)])) }
+    for seq in 1...10 {
+      try await src.send(text: frameText(seq, t: Double(seq) * 10, [(1, seq == 1 ? "began" : "moved", 1, 1)]))
+    }
     try await src.send(text: "nope")
     _ = try await src.nextJSON(type: "error")
     for _ in 1...10 { _ = try await watcher.nextJSON(type: "touches") }

@@ -73,7 +73,8 @@ import Testing
 @Suite struct RequestTargetTests {
   @Test func parsesRolesAndFilters() {
     #expect(RequestTarget.parse(path: "/v1/source/demo", args: []) == .success(.source(session: "demo")))
-    let target = RequestTarget.parse(path: "/v1/observe/demo", args: [("raw", "1"), ("source", "s2"), ("gestures", "tap,pinch")])
+    let target = RequestTarget.parse(
+      path: "/v1/observe/demo", args: [("raw", "1"), ("source", "s2"), ("gestures", "tap,pinch")])
     guard case .success(.observer(let session, let filter)) = target else {
       Issue.record("not an observer: \(target)")
       return
@@ -87,7 +88,9 @@ import Testing
   }
 
   @Test func refusesWhatItDoesNotKnow() {
-    #expect(RequestTarget.parse(path: "/v1/source/a b", args: []) == .failure(.badRequest("session names match [A-Za-z0-9_-]{1,64}")))
+    #expect(
+      RequestTarget.parse(path: "/v1/source/a b", args: [])
+        == .failure(.badRequest("session names match [A-Za-z0-9_-]{1,64}")))
     #expect(RequestTarget.parse(path: "/v1/source/", args: []).isFailure)
     #expect(RequestTarget.parse(path: "/v1/source/a/b", args: []) == .failure(.notFound))
     #expect(RequestTarget.parse(path: "/v1/spy/a", args: []) == .failure(.notFound))

@@ -28,7 +28,8 @@ import TouchRelayClient
     try await Task.sleep(for: .milliseconds(700))  // the long press timer fires live
     for step in 1...5 {
       seq += 1
-      try await phone.send(text: frameText(seq, t: 1700 + Double(step) * 16, [(3, "moved", 200 + Double(step) * 20, 400)]))
+      try await phone.send(
+        text: frameText(seq, t: 1700 + Double(step) * 16, [(3, "moved", 200 + Double(step) * 20, 400)]))
     }
     try await phone.send(text: "not json")
     seq += 1

@@ -31,7 +31,10 @@ import TouchRelayClient
   @Test func startUpLineSaysWhereItListens() throws {
     #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build touch-relay first")
     let (p, port, _) = try Self.launch()
-    defer { p.terminate(); p.waitUntilExit() }
+    defer {
+      p.terminate()
+      p.waitUntilExit()
+    }
     #expect(port > 0)
   }
 
@@ -93,7 +96,10 @@ import TouchRelayClient
 
   @Test func portInUseIsAClearError() throws {
     let (first, port, _) = try Self.launch()
-    defer { first.terminate(); first.waitUntilExit() }
+    defer {
+      first.terminate()
+      first.waitUntilExit()
+    }
     let p = Process()
     p.executableURL = Self.binary
     p.arguments = ["--port", String(port)]

@@ -57,7 +57,8 @@ import Testing
     #expect(out.contains("welcome"))
 
     // Plain HTTP to the TLS port gets no answer it could mistake for one.
-    let (plainStatus, plain) = try Self.run("/usr/bin/curl", ["-sS", "--max-time", "3", "http://127.0.0.1:\(relay.port)/healthz"])
+    let (plainStatus, plain) = try Self.run(
+      "/usr/bin/curl", ["-sS", "--max-time", "3", "http://127.0.0.1:\(relay.port)/healthz"])
     #expect(plainStatus != 0 || !plain.contains(#""status":"ok""#))
   }
 

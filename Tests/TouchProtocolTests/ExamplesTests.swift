@@ -363,7 +363,10 @@ private enum ServerExamples {
           ("scene", .string("sketch")),
           ("lines", .array([.object([("points", .array([point(10, 20), point(14.5, 26), point(20, 33)]))])])),
           ("selected", .number(0)),
-          ("drawing", .array([.object([("touch", .number(4)), ("points", .array([point(200, 300), point(204, 310)]))])])),
+          (
+            "drawing",
+            .array([.object([("touch", .number(4)), ("points", .array([point(200, 300), point(204, 310)]))])])
+          ),
         ]),
         origin: Origin(source: "s3", seq: 77, t: 9120, rt: 705001.3))
     },

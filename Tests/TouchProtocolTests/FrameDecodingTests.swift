@@ -34,19 +34,23 @@ import Testing
     let f = try frame(
       #"{"type":"frame","seq":1,"t":0,"extra":{"a":[1,2,{"b":null}]},"touches":[{"id":-4,"phase":"stationary","x":0.25,"y":-1e2,"force":0.5,"radiusX":null,"radiusY":3,"azimuth":1}]}"#
     )
-    #expect(f.touches[0] == TouchPoint(id: -4, phase: .stationary, x: 0.25, y: -100, force: 0.5, radiusX: nil, radiusY: 3))
+    #expect(
+      f.touches[0] == TouchPoint(id: -4, phase: .stationary, x: 0.25, y: -100, force: 0.5, radiusX: nil, radiusY: 3))
   }
 
   @Test func everyPhaseIsRead() throws {
     for phase in TouchPhase.allCases {
-      let f = try frame(#"{"type":"frame","seq":1,"t":0,"touches":[{"id":1,"phase":"\#(phase.rawValue)","x":0,"y":0}]}"#)
+      let f = try frame(
+        #"{"type":"frame","seq":1,"t":0,"touches":[{"id":1,"phase":"\#(phase.rawValue)","x":0,"y":0}]}"#)
       #expect(f.touches[0].phase == phase)
     }
   }
 
   @Test func numbersAreCorrectlyRounded() throws {
-    let samples = ["0.1", "123456.789", "1e-7", "2.5E+3", "-0.0", "9007199254740993", "0.30000000000000004",
-                   "1234567890123456789012", "4.9406564584124654e-324", "1.7976931348623157e308"]
+    let samples = [
+      "0.1", "123456.789", "1e-7", "2.5E+3", "-0.0", "9007199254740993", "0.30000000000000004",
+      "1234567890123456789012", "4.9406564584124654e-324", "1.7976931348623157e308",
+    ]
     for s in samples {
       let f = try frame(#"{"type":"frame","seq":1,"t":\#(s),"touches":[]}"#)
       #expect(f.t == Double(s)!, "\(s)")
@@ -76,7 +80,9 @@ import Testing
 
   @Test func nonFiniteSpellingsAreNonFinite() {
     for v in ["NaN", "-NaN", "Infinity", "-Infinity", "inf", "nan", "1e999", "-1e400"] {
-      #expect(code(#"{"type":"frame","seq":1,"t":0,"touches":[{"id":1,"phase":"began","x":\#(v),"y":0}]}"#) == .nonFinite, "\(v)")
+      #expect(
+        code(#"{"type":"frame","seq":1,"t":0,"touches":[{"id":1,"phase":"began","x":\#(v),"y":0}]}"#) == .nonFinite,
+        "\(v)")
     }
   }
 
@@ -90,7 +96,10 @@ import Testing
       (#"{"type":"frame","seq":"1","t":0,"touches":[]}"#, .wrongType, "'seq'"),
       (#"{"type":"frame","seq":1,"t":0,"touches":{}}"#, .wrongType, "'touches'"),
       (#"{"type":"frame","seq":1,"t":0,"touches":[5]}"#, .wrongType, "touches[0]"),
-      (#"{"type":"frame","seq":1,"t":0,"touches":[{"id":1,"phase":"began","x":"3","y":0}]}"#, .wrongType, "touches[0].x"),
+      (
+        #"{"type":"frame","seq":1,"t":0,"touches":[{"id":1,"phase":"began","x":"3","y":0}]}"#, .wrongType,
+        "touches[0].x"
+      ),
       (#"{"type":7}"#, .wrongType, "'type'"),
       (#"{"type":"frame","seq":-1,"t":0,"touches":[]}"#, .badValue, "'seq'"),
       (#"{"type":"frame","seq":1.5,"t":0,"touches":[]}"#, .badValue, "'seq'"),
@@ -107,7 +116,10 @@ import Testing
   }
 
   @Test func unknownPhaseAndTypeAreReported() {
-    guard case .failure(let e) = decoder.decode(#"{"type":"frame","seq":3,"t":0,"touches":[{"id":1,"phase":"hover","x":0,"y":0}]}"#) else {
+    guard
+      case .failure(let e) = decoder.decode(
+        #"{"type":"frame","seq":3,"t":0,"touches":[{"id":1,"phase":"hover","x":0,"y":0}]}"#)
+    else {
       Issue.record("accepted")
       return
     }
@@ -118,7 +130,10 @@ import Testing
   }
 
   @Test func duplicateIdsAndTooManyTouchesAreRefused() {
-    #expect(code(#"{"type":"frame","seq":1,"t":0,"touches":[{"id":1,"phase":"began","x":0,"y":0},{"id":1,"phase":"moved","x":1,"y":1}]}"#) == .duplicateTouchID)
+    #expect(
+      code(
+        #"{"type":"frame","seq":1,"t":0,"touches":[{"id":1,"phase":"began","x":0,"y":0},{"id":1,"phase":"moved","x":1,"y":1}]}"#
+      ) == .duplicateTouchID)
     let many = (0..<21).map { #"{"id":\#($0),"phase":"began","x":0,"y":0}"# }.joined(separator: ",")
     #expect(code(#"{"type":"frame","seq":1,"t":0,"touches":[\#(many)]}"#) == .tooManyTouches)
     let huge = Array(repeating: "1", count: 100_000).joined(separator: ",")

@@ -6,7 +6,8 @@ import Testing
   let decoder = MessageDecoder()
 
   @Test func decodesTheIssueHello() throws {
-    let text = #"{"type":"hello","device":{"name":"Pixel 8","width":412,"height":915},"scene":"flatcube","regions":[{"id":"red","x":40,"y":100,"width":200,"height":200}]}"#
+    let text =
+      #"{"type":"hello","device":{"name":"Pixel 8","width":412,"height":915},"scene":"flatcube","regions":[{"id":"red","x":40,"y":100,"width":200,"height":200}]}"#
     guard case .hello(let h) = try decoder.decode(text).get() else {
       Issue.record("not a hello")
       return
@@ -23,13 +24,28 @@ import Testing
       (#"{"type":"hello","device":{"name":"x","width":1}}"#, .missingField, "device.height"),
       (#"{"type":"hello","device":{"name":"x","width":"1","height":1}}"#, .wrongType, "device.width"),
       (#"{"type":"hello","device":{"name":"x","width":0,"height":1}}"#, .badValue, "width"),
-      (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"regions":[{"id":"","x":0,"y":0,"width":1,"height":1}]}"#, .badValue, "regions[0]"),
-      (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"regions":[{"id":"a","x":0,"y":0,"width":-1,"height":1}]}"#, .badValue, "regions[0]"),
-      (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"tapMode":"sometimes"}}"#, .badValue, "tapMode"),
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"regions":[{"id":"","x":0,"y":0,"width":1,"height":1}]}"#,
+        .badValue, "regions[0]"
+      ),
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"regions":[{"id":"a","x":0,"y":0,"width":-1,"height":1}]}"#,
+        .badValue, "regions[0]"
+      ),
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"tapMode":"sometimes"}}"#, .badValue,
+        "tapMode"
+      ),
       (#"{"type":"hello","device":{"name":"x","width":NaN,"height":1}}"#, .nonFinite, "NaN"),
       (#"{"type":"hello","device":{"name":"x","width":1e400,"height":1}}"#, .nonFinite, "1e400"),
-      (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"tapMaxCount":0}}"#, .badValue, "tapMaxCount"),
-      (#"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"pinchThreshold":-1}}"#, .badValue, "pinchThreshold"),
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"tapMaxCount":0}}"#, .badValue,
+        "tapMaxCount"
+      ),
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"pinchThreshold":-1}}"#, .badValue,
+        "pinchThreshold"
+      ),
     ]
     for (text, expected, mention) in cases {
       guard case .failure(let e) = decoder.decode(text) else {
@@ -42,8 +58,11 @@ import Testing
   }
 
   @Test func controlDecodes() throws {
-    #expect(try decoder.decode(#"{"type":"control","recognizeAny":true}"#).get() == .control(Control(recognizeAny: true)))
-    #expect(try decoder.decode(#"{"type":"control","action":"reset","source":"s2"}"#).get() == .control(Control(action: "reset", source: "s2")))
+    #expect(
+      try decoder.decode(#"{"type":"control","recognizeAny":true}"#).get() == .control(Control(recognizeAny: true)))
+    #expect(
+      try decoder.decode(#"{"type":"control","action":"reset","source":"s2"}"#).get()
+        == .control(Control(action: "reset", source: "s2")))
     if case .failure(let e) = decoder.decode(#"{"type":"control","recognizeAny":"yes"}"#) {
       #expect(e.code == .wrongType)
     } else {

@@ -61,7 +61,13 @@ import Testing
 
   @Test func sceneStatesEncodeInTheirOwnOrder() {
     var w = JSONWriter()
-    w.value(.object([("scene", .string("flatcube")), ("counters", .object([("red", .number(2)), ("yellow", .number(0))])), ("recognizeAny", .bool(false))]))
-    #expect(String(decoding: w.bytes, as: UTF8.self) == #"{"scene":"flatcube","counters":{"red":2,"yellow":0},"recognizeAny":false}"#)
+    w.value(
+      .object([
+        ("scene", .string("flatcube")), ("counters", .object([("red", .number(2)), ("yellow", .number(0))])),
+        ("recognizeAny", .bool(false)),
+      ]))
+    #expect(
+      String(decoding: w.bytes, as: UTF8.self)
+        == #"{"scene":"flatcube","counters":{"red":2,"yellow":0},"recognizeAny":false}"#)
   }
 }

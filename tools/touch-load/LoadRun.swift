@@ -305,8 +305,7 @@ final class LoadRun: Sendable {
 }
 
 /// Runs `body(0..<count)` with at most `concurrency` at a time.
-func forEach(_ count: Int, concurrency: Int, _ body: @escaping @Sendable (Int) async -> Void) async
-{
+func forEach(_ count: Int, concurrency: Int, _ body: @escaping @Sendable (Int) async -> Void) async {
   await withTaskGroup(of: Void.self) { group in
     var next = 0
     while next < min(count, max(concurrency, 1)) {

@@ -192,8 +192,7 @@ struct TouchLoad: AsyncParsableCommand {
       try Data(TouchLoadHgrm.text(histogram).utf8).write(to: URL(fileURLWithPath: hgrm))
     }
     let anyConnected = report.sourceConnections.connected + report.observerConnections.connected > 0
-    if !anyConnected, report.sourceConnections.attempted + report.observerConnections.attempted > 0
-    {
+    if !anyConnected, report.sourceConnections.attempted + report.observerConnections.attempted > 0 {
       throw ExitCode(1)
     }
   }
