@@ -4,7 +4,7 @@ enum HTTPRoutes {
     switch request.path {
     case "/healthz":
       return HTTPResponse(status: 200, contentType: "application/json", body: relay.healthJSON())
-    case "/metrics":
+    case "/metrics" where relay.config.metrics:
       return HTTPResponse(
         status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: relay.metrics.scrape(relay: relay))
     default:

@@ -225,9 +225,9 @@ final class Relay {
       let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
       mirror(frame, origin: origin, in: conn.session)
       metrics.framesIn += 1
-      let started = MonotonicClock.nanoseconds()
+      let started = config.metrics ? MonotonicClock.nanoseconds() : 0
       let out = state.engine.process(frame)
-      metrics.engineTime.recordNanoseconds(MonotonicClock.nanoseconds() - started)
+      if config.metrics { metrics.engineTime.recordNanoseconds(MonotonicClock.nanoseconds() - started) }
       deliver(out, from: conn, origin: origin)
       arm(conn, state)
     case .control(let c):
@@ -445,7 +445,7 @@ final class Relay {
       conn.messagesOut += 1
       metrics.messagesOut += 1
       metrics.bytesOut += m.payloadCount
-      metrics.deliveryLatency.recordNanoseconds(MonotonicClock.nanoseconds() - m.createdAt)
+      if config.metrics { metrics.deliveryLatency.recordNanoseconds(MonotonicClock.nanoseconds() - m.createdAt) }
       if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
       return 0
     }

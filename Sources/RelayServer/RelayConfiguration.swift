@@ -42,6 +42,9 @@ public struct RelayConfiguration: Sendable {
 
   public var eventLoop = EventLoop.libev
 
+  /// Serve `/metrics` and time the engine and deliveries for it (`--no-metrics` measures its cost).
+  public var metrics = true
+
   /// Server-wide shared secrets; nil: that role needs none (unless the tokens file says so).
   public var sourceToken: String?
   public var observerToken: String?

@@ -123,6 +123,11 @@ struct TouchRelayCommand: ParsableCommand {
     help: "Run the gesture engine (--no-gestures: raw mirror only). [env: TOUCH_RELAY_GESTURES=0|1] (default: on)")
   var gestures: Bool?
 
+  @Flag(
+    inversion: .prefixedNo,
+    help: "Serve /metrics and time the engine and deliveries for it. [env: TOUCH_RELAY_METRICS=0|1] (default: on)")
+  var metrics: Bool?
+
   @Flag(inversion: .prefixedNo, help: "Offer permessage-deflate. [env: TOUCH_RELAY_COMPRESSION=0|1] (default: on)")
   var compression: Bool?
 
@@ -176,6 +181,7 @@ struct TouchRelayCommand: ParsableCommand {
     c.drainTimeout = try pick(drainTimeout, "DRAIN_TIMEOUT", c.drainTimeout, Double.init)
     c.gestures = try pick(gestures, "GESTURES", true, parseBool)
     c.compression = try pick(compression, "COMPRESSION", true, parseBool)
+    c.metrics = try pick(metrics, "METRICS", true, parseBool)
     c.verboseLibwebsockets = level <= .debug
     let loopName = try pick(eventLoop, "EVENT_LOOP", "libev") { $0 }
     guard let loop = RelayConfiguration.EventLoop(rawValue: loopName) else {
