@@ -30,7 +30,10 @@ public struct SourceEngine: Sendable {
   public var sceneName: String? { scene?.name }
 
   /// The scene's state now, for an observer's `welcome`.
-  public var sceneState: JSONValue? { scene?.state }
+  public var sceneState: JSONValue? { state }
+
+  /// The scene's state with every number finite (see `Finite`).
+  private var state: JSONValue? { scene.map { Finite.clamp($0.state) } }
 
   /// The earliest pending timer (device ms), nil if none.
   public var nextDeadline: Double? { arena.nextDeadline }
@@ -71,12 +74,12 @@ public struct SourceEngine: Sendable {
         name: next.scene, device: next.device,
         regions: Self.regions(for: next, sceneName: next.scene))
       arena.ctx.log.recordsFingers = scene != nil
-      out.scene = scene?.state
+      out.scene = state
     }
     let regions = Self.regions(for: next, sceneName: scene?.name)
     arena.ctx.regions = RegionMap(regions: regions)
     if !sceneChanged, scene?.update(device: next.device, regions: regions) == true {
-      out.scene = scene?.state
+      out.scene = state
     }
     arena.update(
       settings: GestureSettings(
@@ -115,19 +118,19 @@ public struct SourceEngine: Sendable {
     guard scene != nil else {
       return .failure(ProtocolError(.unknownScene, "this source runs no scene"))
     }
-    return scene!.control(c).map { changed in EngineOutput(scene: changed ? scene?.state : nil) }
+    return scene!.control(c).map { changed in EngineOutput(scene: changed ? state : nil) }
   }
 
   private mutating func drain() -> EngineOutput {
     let notes = arena.ctx.log.drain()
     var out = EngineOutput()
     for n in notes {
-      if case .gesture(let e) = n { out.events.append(e) }
+      if case .gesture(let e) = n { out.events.append(Finite.clamp(e)) }
     }
     if scene != nil, !notes.isEmpty,
       scene!.consume(notes, deferredTaps: arena.ctx.settings.deferredTaps)
     {
-      out.scene = scene!.state
+      out.scene = state
     }
     return out
   }

@@ -1,0 +1,49 @@
+import TouchProtocol
+
+/// Every number the engine hands out is finite. Inputs are finite (the decoder refuses
+/// NaN, Infinity and overflow), but arithmetic on extreme ones is not: a velocity over a
+/// sub-nanosecond interval, a translation between -1e308 and 1e308, a pinch scale from a
+/// zero spread. JSON has no infinity, so such a result is clamped: ±infinity to the largest
+/// finite double of its sign, NaN to 0.
+enum Finite {
+  @inline(__always)
+  static func clamp(_ v: Double) -> Double {
+    if v.isFinite { return v }
+    if v.isNaN { return 0 }
+    return v > 0 ? .greatestFiniteMagnitude : -.greatestFiniteMagnitude
+  }
+
+  static func clamp(_ v: Vector?) -> Vector? {
+    v.map { Vector(x: clamp($0.x), y: clamp($0.y)) }
+  }
+
+  static func clamp(_ e: GestureEvent) -> GestureEvent {
+    var e = e
+    e.t = clamp(e.t)
+    e.x = clamp(e.x)
+    e.y = clamp(e.y)
+    e.translation = clamp(e.translation)
+    e.velocity = clamp(e.velocity)
+    e.scale = e.scale.map(clamp)
+    e.rotation = e.rotation.map(clamp)
+    e.rate = e.rate.map(clamp)
+    if let fingers = e.fingers {
+      e.fingers = fingers.map { f in
+        var f = f
+        f.x = clamp(f.x)
+        f.y = clamp(f.y)
+        return f
+      }
+    }
+    return e
+  }
+
+  static func clamp(_ v: JSONValue) -> JSONValue {
+    switch v {
+    case .number(let d): return d.isFinite ? v : .number(clamp(d))
+    case .array(let a): return .array(a.map(clamp))
+    case .object(let members): return .object(members.map { ($0.0, clamp($0.1)) })
+    default: return v
+    }
+  }
+}
