@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOWebSocket
 import Testing
 import TouchRelayClient
 
@@ -112,9 +114,13 @@ import TouchRelayClient
     defer { relay.stop() }
     let (watcher, _) = try await relay.observer("fps", query: "raw=1")
     let (src, _) = try await relay.source("fps")
-    for seq in 1...60 {
-      try await src.send(text: frameText(seq, t: Double(seq), [(1, seq == 1 ? "began" : "moved", 1, 1)]))
+    // One flush: the server reads them together, so the bucket has no time to refill.
+    let frames = (1...60).map { seq in
+      WebSocketFrame(
+        fin: true, opcode: .text,
+        data: ByteBuffer(string: frameText(seq, t: Double(seq), [(1, seq == 1 ? "began" : "moved", 1, 1)])))
     }
+    try await src.send(frames: frames)
     var mirrored = 0
     for m in try await watcher.receiveAll(for: .milliseconds(500)) where m.text?.contains(#""type":"touches""#) == true
     {
