@@ -2,27 +2,45 @@ import TouchProtocol
 
 /// Collects what the arena produces and numbers gesture instances.
 struct EventLog: Sendable {
+  /// The gesture events for the engine's output, in order, already clamped finite. They are
+  /// kept apart from the notes so the output takes them as they are, without a copy each.
+  private(set) var events: [GestureEvent] = []
+  /// Everything that happened, in order and unclamped, for a scene to read; kept only while
+  /// one does (`recordsNotes`).
   private(set) var notes: [ArenaNote] = []
-  /// The buffer `drain` handed out last time. The caller has let go of it by the next
-  /// `drain`, so it is uniquely ours again and becomes the next `notes` without an
+  /// The buffer `drainNotes` handed out last time. The caller has let go of it by the next
+  /// drain, so it is uniquely ours again and becomes the next `notes` without an
   /// allocation (emptying a buffer the caller still shares would copy it).
   private var handedOut: [ArenaNote] = []
   private var lastID = 0
-  /// Finger notes are work for nothing without a scene, so they are kept only when one reads them.
-  var recordsFingers = false
+  /// A scene reads the notes; without one they would be work for nothing.
+  var recordsNotes = false
 
   mutating func nextID() -> Int {
     lastID += 1
     return lastID
   }
 
-  mutating func emit(_ e: GestureEvent) { notes.append(.gesture(e)) }
-
-  mutating func note(_ n: ArenaNote) {
-    if recordsFingers { notes.append(n) }
+  /// Takes the event (`consuming`): the recognizer is done with it, so it moves into the
+  /// list instead of being copied there.
+  mutating func emit(_ e: consuming GestureEvent) {
+    if recordsNotes { notes.append(.gesture(copy e)) }
+    Finite.clamp(&e)
+    events.append(e)
   }
 
-  mutating func drain() -> [ArenaNote] {
+  mutating func note(_ n: ArenaNote) {
+    if recordsNotes { notes.append(n) }
+  }
+
+  /// The events since the last call; they go to the caller whole.
+  mutating func takeEvents() -> [GestureEvent] {
+    var taken: [GestureEvent] = []
+    swap(&taken, &events)
+    return taken
+  }
+
+  mutating func drainNotes() -> [ArenaNote] {
     guard !notes.isEmpty else { return [] }
     swap(&notes, &handedOut)
     notes.removeAll(keepingCapacity: true)

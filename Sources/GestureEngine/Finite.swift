@@ -17,8 +17,10 @@ enum Finite {
     v.map { Vector(x: clamp($0.x), y: clamp($0.y)) }
   }
 
-  static func clamp(_ e: GestureEvent) -> GestureEvent {
-    var e = e
+  /// Clamps an event in place. Nearly every event is finite already, so it is checked first
+  /// and rewritten only when something must change: the common case copies nothing.
+  static func clamp(_ e: inout GestureEvent) {
+    guard !isFinite(e) else { return }
     e.t = clamp(e.t)
     e.x = clamp(e.x)
     e.y = clamp(e.y)
@@ -35,7 +37,36 @@ enum Finite {
         return f
       }
     }
-    return e
+  }
+
+  static func isFinite(_ e: GestureEvent) -> Bool {
+    guard e.t.isFinite, e.x.isFinite, e.y.isFinite, isFinite(e.translation), isFinite(e.velocity),
+      e.scale?.isFinite ?? true, e.rotation?.isFinite ?? true, e.rate?.isFinite ?? true
+    else { return false }
+    if let fingers = e.fingers {
+      for i in fingers.indices where !(fingers[i].x.isFinite && fingers[i].y.isFinite) { return false }
+    }
+    return true
+  }
+
+  private static func isFinite(_ v: Vector?) -> Bool {
+    guard let v else { return true }
+    return v.x.isFinite && v.y.isFinite
+  }
+
+  /// The state with every number finite; the state itself when it is (a sketch's state is
+  /// large, and rebuilding it on every change would cost an allocation per line).
+  static func clamped(_ v: JSONValue) -> JSONValue {
+    isFinite(v) ? v : clamp(v)
+  }
+
+  static func isFinite(_ v: JSONValue) -> Bool {
+    switch v {
+    case .number(let d): return d.isFinite
+    case .array(let a): return a.allSatisfy(isFinite)
+    case .object(let members): return members.allSatisfy { isFinite($0.1) }
+    default: return true
+    }
   }
 
   static func clamp(_ v: JSONValue) -> JSONValue {

@@ -14,12 +14,14 @@ struct FramePlan: Sendable {
   var begins: [TouchPoint] = []
   var errors: [ProtocolError] = []
 
-  /// Empties every list and keeps the buffers, for the next frame.
+  /// Empties every list for the next frame. The lists keep their buffers; most are empty
+  /// most frames, and emptying an empty one is skipped (it is not free). The errors went
+  /// out with the previous frame's output, so that buffer is let go rather than shared.
   mutating func removeAll() {
-    cancels.removeAll(keepingCapacity: true)
-    updates.removeAll(keepingCapacity: true)
-    ends.removeAll(keepingCapacity: true)
-    begins.removeAll(keepingCapacity: true)
-    errors.removeAll(keepingCapacity: true)
+    if !cancels.isEmpty { cancels.removeAll(keepingCapacity: true) }
+    if !updates.isEmpty { updates.removeAll(keepingCapacity: true) }
+    if !ends.isEmpty { ends.removeAll(keepingCapacity: true) }
+    if !begins.isEmpty { begins.removeAll(keepingCapacity: true) }
+    if !errors.isEmpty { errors = [] }
   }
 }

@@ -24,6 +24,8 @@ struct GestureArena: Sendable {
   private var swipe = SwipeRecognizer()
   /// Settings from a repeated hello wait here for the current sequence to finish.
   var pendingSettings: GestureSettings?
+  /// The lists of the last frame's plan, kept for their buffers.
+  private var planBuffers = FramePlan()
 
   init(settings: GestureSettings, regions: RegionMap) {
     ctx = GestureContext(settings: settings, regions: regions)
@@ -57,7 +59,20 @@ struct GestureArena: Sendable {
 
   // MARK: Frames
 
-  mutating func apply(_ plan: FramePlan, t: Double) {
+  /// Sorts a frame into a plan (see `IdentityTable.plan`) and applies it; returns the
+  /// errors for the source.
+  mutating func apply(_ frame: Frame, maxFingers: Int) -> [ProtocolError] {
+    // The plan's buffers are borrowed from `planBuffers` for the frame and given back, so
+    // they are reused without being shared (a shared buffer would be copied on write).
+    var plan = FramePlan()
+    swap(&plan, &planBuffers)
+    defer { swap(&plan, &planBuffers) }
+    ctx.table.plan(frame, maxFingers: maxFingers, into: &plan)
+    apply(plan, t: frame.t)
+    return plan.errors
+  }
+
+  private mutating func apply(_ plan: FramePlan, t: Double) {
     if !plan.cancels.isEmpty {
       cancelSequence(at: t)
       for id in plan.cancels {

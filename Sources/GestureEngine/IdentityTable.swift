@@ -14,8 +14,6 @@ struct IdentityTable: Sendable {
   private(set) var unknownTouchCount = 0
   /// Bounds the memory a misbehaving client can make us spend on remembered ids.
   static let rememberedIDLimit = 1024
-  /// The plan handed out last time, kept for its buffers (see `plan`).
-  private var spare = FramePlan()
 
   var count: Int { fingers.count }
   var isEmpty: Bool { fingers.isEmpty }
@@ -25,11 +23,9 @@ struct IdentityTable: Sendable {
 
   /// Sorts a frame's touches into a plan and applies the identity rules: unknown ids,
   /// re-began ids, missing touches and the finger limit.
-  mutating func plan(_ frame: Frame, maxFingers: Int) -> FramePlan {
-    // The lists are refilled in the buffers of the previous frame's plan, which its caller
-    // has released by now: a frame allocates nothing here.
-    var plan = FramePlan()
-    swap(&plan, &spare)
+  /// `plan` comes in holding the previous frame's lists, whose buffers are refilled: a frame
+  /// allocates nothing here.
+  mutating func plan(_ frame: Frame, maxFingers: Int, into plan: inout FramePlan) {
     plan.removeAll()
     for p in frame.touches {
       let down = index(of: p.id) != nil
@@ -75,8 +71,6 @@ struct IdentityTable: Sendable {
     if downAfter + plan.begins.count > maxFingers {
       limit(&plan, to: maxFingers, downAfter: downAfter, seq: frame.seq)
     }
-    spare = plan
-    return plan
   }
 
   /// Keeps the first new fingers that fit under the limit and refuses the rest.

@@ -23,7 +23,7 @@ public struct SourceEngine: Sendable {
       settings: GestureSettings(
         config: hello.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2),
       regions: RegionMap(regions: Self.regions(for: hello, sceneName: scene?.name)))
-    arena.ctx.log.recordsFingers = scene != nil
+    arena.ctx.log.recordsNotes = scene != nil
   }
 
   /// "flatcube", "zoom", "sketch", or nil when the source runs no (known) scene.
@@ -33,7 +33,7 @@ public struct SourceEngine: Sendable {
   public var sceneState: JSONValue? { state }
 
   /// The scene's state with every number finite (see `Finite`).
-  private var state: JSONValue? { scene.map { Finite.clamp($0.state) } }
+  private var state: JSONValue? { scene.map { Finite.clamped($0.state) } }
 
   /// The earliest pending timer (device ms), nil if none.
   public var nextDeadline: Double? { arena.nextDeadline }
@@ -73,7 +73,7 @@ public struct SourceEngine: Sendable {
       scene = ActiveScene(
         name: next.scene, device: next.device,
         regions: Self.regions(for: next, sceneName: next.scene))
-      arena.ctx.log.recordsFingers = scene != nil
+      arena.ctx.log.recordsNotes = scene != nil
       out.scene = state
     }
     let regions = Self.regions(for: next, sceneName: scene?.name)
@@ -91,10 +91,9 @@ public struct SourceEngine: Sendable {
   /// times; a timer due exactly at `frame.t` waits for `advance`, after the frame.
   public mutating func process(_ frame: Frame) -> EngineOutput {
     arena.fireTimers(until: frame.t, inclusive: false)
-    let plan = arena.ctx.table.plan(frame, maxFingers: maxFingers)
-    arena.apply(plan, t: frame.t)
+    let errors = arena.apply(frame, maxFingers: maxFingers)
     var out = drain()
-    out.errors = plan.errors
+    out.errors = errors
     return out
   }
 
@@ -122,15 +121,12 @@ public struct SourceEngine: Sendable {
   }
 
   private mutating func drain() -> EngineOutput {
-    let notes = arena.ctx.log.drain()
-    var out = EngineOutput()
-    for n in notes {
-      if case .gesture(let e) = n { out.events.append(Finite.clamp(e)) }
-    }
-    if scene != nil, !notes.isEmpty,
-      scene!.consume(notes, deferredTaps: arena.ctx.settings.deferredTaps)
-    {
-      out.scene = state
+    var out = EngineOutput(events: arena.ctx.log.takeEvents())
+    if scene != nil {
+      let notes = arena.ctx.log.drainNotes()
+      if !notes.isEmpty, scene!.consume(notes, deferredTaps: arena.ctx.settings.deferredTaps) {
+        out.scene = state
+      }
     }
     return out
   }
