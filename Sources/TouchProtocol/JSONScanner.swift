@@ -71,6 +71,10 @@ struct JSONScanner {
     case UInt8(ascii: "-"):
       if index + 1 < bytes.count, isAlpha(bytes[index + 1]) { return .nonFinite }
       return .number
+    case UInt8(ascii: "+"):
+      // JSON has no '+' sign, but JSON5 and others accept +Infinity and +NaN: non_finite.
+      if index + 1 < bytes.count, isAlpha(bytes[index + 1]) { return .nonFinite }
+      return .invalid
     case UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
     default: return .invalid
     }
