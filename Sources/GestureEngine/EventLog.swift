@@ -22,7 +22,8 @@ struct EventLog: Sendable {
   }
 
   /// Takes the event (`consuming`): the recognizer is done with it, so it moves into the
-  /// list instead of being copied there.
+  /// list instead of being copied there. Callers write `emit(consume e)`; without it the
+  /// compiler copies the event and destroys the original.
   mutating func emit(_ e: consuming GestureEvent) {
     if recordsNotes { notes.append(.gesture(copy e)) }
     Finite.clamp(&e)

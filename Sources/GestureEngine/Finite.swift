@@ -20,7 +20,9 @@ enum Finite {
   /// Clamps an event in place. Nearly every event is finite already, so it is checked first
   /// and rewritten only when something must change: the common case copies nothing.
   static func clamp(_ e: inout GestureEvent) {
-    guard !isFinite(e) else { return }
+    guard !isFinite(e.t, e.x, e.y, e.translation, e.velocity, e.scale, e.rotation, e.rate, e.fingers) else {
+      return
+    }
     e.t = clamp(e.t)
     e.x = clamp(e.x)
     e.y = clamp(e.y)
@@ -39,11 +41,16 @@ enum Finite {
     }
   }
 
-  static func isFinite(_ e: GestureEvent) -> Bool {
-    guard e.t.isFinite, e.x.isFinite, e.y.isFinite, isFinite(e.translation), isFinite(e.velocity),
-      e.scale?.isFinite ?? true, e.rotation?.isFinite ?? true, e.rate?.isFinite ?? true
+  /// The event's numbers, passed one by one: handing over the event whole from `inout`
+  /// storage made the compiler copy all of it.
+  private static func isFinite(
+    _ t: Double, _ x: Double, _ y: Double, _ translation: Vector?, _ velocity: Vector?, _ scale: Double?,
+    _ rotation: Double?, _ rate: Double?, _ fingers: [GestureFinger]?
+  ) -> Bool {
+    guard t.isFinite, x.isFinite, y.isFinite, isFinite(translation), isFinite(velocity), scale?.isFinite ?? true,
+      rotation?.isFinite ?? true, rate?.isFinite ?? true
     else { return false }
-    if let fingers = e.fingers {
+    if let fingers {
       for i in fingers.indices where !(fingers[i].x.isFinite && fingers[i].y.isFinite) { return false }
     }
     return true

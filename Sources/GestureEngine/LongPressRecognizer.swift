@@ -74,7 +74,7 @@ struct LongPressRecognizer: Sendable {
         fingers: [
           GestureFinger(id: fingerID, x: lastX, y: lastY, regions: ctx.regions.hit(lastX, lastY))
         ])
-      ctx.log.emit(e)
+      ctx.log.emit(consume e)
     } else if state == .possible {
       state = .failed
     }
@@ -86,6 +86,6 @@ struct LongPressRecognizer: Sendable {
     let e = ctx.event(
       gestureID, .longpress, s, t: t, x: f.x, y: f.y, touches: 1,
       fingers: [GestureFinger(id: f.id, x: f.x, y: f.y, regions: ctx.regions.hit(f.x, f.y))])
-    ctx.log.emit(e)
+    ctx.log.emit(consume e)
   }
 }

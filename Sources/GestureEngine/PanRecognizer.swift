@@ -81,7 +81,7 @@ struct PanRecognizer: Sendable {
         fingers: ctx.currentFingers())
       e.translation = translation
       e.velocity = velocity
-      ctx.log.emit(e)
+      ctx.log.emit(consume e)
     } else if state == .possible {
       state = .failed
     }
@@ -105,6 +105,6 @@ struct PanRecognizer: Sendable {
       fingers: ctx.currentFingers())
     e.translation = translation
     e.velocity = velocity
-    ctx.log.emit(e)
+    ctx.log.emit(consume e)
   }
 }

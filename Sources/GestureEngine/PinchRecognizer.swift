@@ -81,7 +81,7 @@ struct PinchRecognizer: Sendable {
         fingers: ctx.currentFingers())
       e.scale = scale
       e.rate = track.perMillisecond.x * 1000
-      ctx.log.emit(e)
+      ctx.log.emit(consume e)
     } else if state == .possible {
       state = .failed
     }
@@ -96,6 +96,6 @@ struct PinchRecognizer: Sendable {
       fingers: ctx.currentFingers())
     e.scale = scale
     e.rate = track.perMillisecond.x * 1000
-    ctx.log.emit(e)
+    ctx.log.emit(consume e)
   }
 }

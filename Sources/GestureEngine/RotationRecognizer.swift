@@ -78,7 +78,7 @@ struct RotationRecognizer: Sendable {
         fingers: ctx.currentFingers())
       e.rotation = rotation
       e.rate = track.perMillisecond.x * 1000
-      ctx.log.emit(e)
+      ctx.log.emit(consume e)
     } else if state == .possible {
       state = .failed
     }
@@ -95,6 +95,6 @@ struct RotationRecognizer: Sendable {
       fingers: ctx.currentFingers())
     e.rotation = rotation
     e.rate = track.perMillisecond.x * 1000
-    ctx.log.emit(e)
+    ctx.log.emit(consume e)
   }
 }

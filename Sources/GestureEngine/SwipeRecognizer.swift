@@ -34,6 +34,6 @@ struct SwipeRecognizer: Sendable {
     e.direction = direction
     e.velocity = Vector(x: v.x * 1000, y: v.y * 1000)
     e.translation = Vector(x: dx, y: dy)
-    ctx.log.emit(e)
+    ctx.log.emit(consume e)
   }
 }

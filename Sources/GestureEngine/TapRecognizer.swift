@@ -123,6 +123,6 @@ struct TapRecognizer: Sendable {
       ctx.log.nextID(), .tap, .recognized, t: t, x: p.x, y: p.y, touches: p.touches,
       fingers: p.fingers)
     e.taps = p.count
-    ctx.log.emit(e)
+    ctx.log.emit(consume e)
   }
 }
