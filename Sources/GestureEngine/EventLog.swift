@@ -26,8 +26,9 @@ struct EventLog: Sendable {
   /// compiler copies the event and destroys the original.
   mutating func emit(_ e: consuming GestureEvent) {
     if recordsNotes { notes.append(.gesture(copy e)) }
-    Finite.clamp(&e)
+    // Clamped where it lands: clamping the parameter first made a local copy of it.
     events.append(e)
+    Finite.clamp(&events[events.count - 1])
   }
 
   mutating func note(_ n: ArenaNote) {

@@ -10,11 +10,15 @@ public struct SourceEngine: Sendable {
   private var scene: ActiveScene?
   private var hello: Hello
   private let serverMaxFingers: Int
+  /// The finger limit in force: the server's, lowered by the hello's. Stored, not computed
+  /// per frame, because reading it out of `hello.config` copied the whole config each time.
+  private var maxFingers: Int
 
   /// `maxFingers` is the server's limit; `hello.config.maxFingers` may lower it.
   public init(hello: Hello, maxFingers: Int) {
     self.hello = hello
     serverMaxFingers = max(1, maxFingers)
+    self.maxFingers = Self.maxFingers(hello, server: serverMaxFingers)
     let scene = ActiveScene(
       name: hello.scene, device: hello.device,
       regions: Self.regions(for: hello, sceneName: hello.scene))
@@ -44,8 +48,8 @@ public struct SourceEngine: Sendable {
   /// Fingers down now.
   public var fingersDown: Int { arena.fingerCount }
 
-  private var maxFingers: Int {
-    min(serverMaxFingers, max(1, hello.config?.maxFingers ?? serverMaxFingers))
+  private static func maxFingers(_ hello: Hello, server: Int) -> Int {
+    min(server, max(1, hello.config?.maxFingers ?? server))
   }
 
   /// The regions hit-testing uses: the source's own, or flatcube's default layout.
@@ -69,6 +73,7 @@ public struct SourceEngine: Sendable {
     }
     let sceneChanged = next.scene != hello.scene
     hello = next
+    maxFingers = Self.maxFingers(next, server: serverMaxFingers)
     if sceneChanged {
       scene = ActiveScene(
         name: next.scene, device: next.device,
