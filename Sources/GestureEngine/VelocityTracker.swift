@@ -35,13 +35,13 @@ struct VelocityTracker: Sendable {
       samples[samples.count - 1] = Sample(t: last.t, x: x, y: y)
     } else {
       if samples.count == samples.capacity {
+        // Full: drop the samples that left the window, and grow when the window still fills
+        // half the buffer (or there is no buffer yet), so compacting, a memmove, stays rare.
         if start > 0 {
           samples.removeFirst(start)
           start = 0
-        } else if samples.capacity < 8 {
-          // About 100 ms at 60 Hz: enough that a typical window never regrows.
-          samples.reserveCapacity(8)
         }
+        if samples.count * 2 >= samples.capacity { samples.reserveCapacity(max(16, samples.capacity * 2)) }
       }
       samples.append(Sample(t: t, x: x, y: y))
     }
