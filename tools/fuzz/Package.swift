@@ -1,0 +1,31 @@
+// swift-tools-version:6.1
+// libFuzzer targets for TouchRelay, kept out of the root package so `swift build` and
+// `swift test` there never build them. Build and run with `./run [seconds]` (see README.md).
+import PackageDescription
+
+let package = Package(
+  name: "TouchRelayFuzz",
+  dependencies: [
+    .package(name: "TouchRelay", path: "../..")
+  ],
+  targets: [
+    // Declares libFuzzer's LLVMFuzzerRunDriver (the symbol comes from -sanitize=fuzzer).
+    .target(name: "CFuzzerDriver"),
+    .executableTarget(
+      name: "fuzz-decoder",
+      dependencies: [
+        "CFuzzerDriver",
+        .product(name: "TouchProtocol", package: "TouchRelay"),
+      ]
+    ),
+    .executableTarget(
+      name: "fuzz-engine",
+      dependencies: [
+        "CFuzzerDriver",
+        .product(name: "TouchProtocol", package: "TouchRelay"),
+        .product(name: "GestureEngine", package: "TouchRelay"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+// Nothing to compile: the target exists for its header. SwiftPM wants one source file.
+#include "CFuzzerDriver.h"
