@@ -30,7 +30,8 @@ import TouchRelayClient
   /// The events a close cancels carry the server's estimate of the device time at the close
   /// (its clock minus the latest frame's offset), late by however long the close took to
   /// arrive and be handled: their `t` is compared this loosely. Every other number exactly.
-  static let closeTimeTolerance = 60.0
+  /// Wide enough for a loaded 2-core machine, where the close can take a few scheduler slices.
+  static let closeTimeTolerance = 250.0
 
   /// Vectors on which the server is known to disagree with the vector and the engine, and
   /// why. Each stays checked: the test fails once the disagreement goes away.
