@@ -94,7 +94,10 @@ private func receive(
   }
   let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len)
   let limit = relay.config.limits.maxMessageBytes
-  guard conn.rx.count + chunk.count <= limit else {
+  // A frame that declares more than the limit (plus slack for deflate's framing) is refused
+  // at once, rather than after the peer has sent that much.
+  let declared = Int(lws_remaining_packet_payload(wsi))
+  guard conn.rx.count + chunk.count <= limit, declared <= limit + 1024 else {
     return refuse(relay, conn, .messageTooBig, "message larger than \(limit) bytes")
   }
   let final = lws_is_final_fragment(wsi) != 0
