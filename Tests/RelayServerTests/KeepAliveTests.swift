@@ -27,6 +27,38 @@ import TouchRelayClient
     #expect(closed, "a peer that never answered was not hung up on")
   }
 
+  @Test func aSilentSourceIsClosedItsGesturesCancelledAndObserversTold() async throws {
+    let relay = try TestRelay {
+      $0.pingInterval = 1
+      $0.idleTimeout = 2
+    }
+    defer { relay.stop() }
+    let (watcher, _) = try await relay.observer("quiet")
+    var mute = WebSocketConfiguration()
+    mute.autoPong = false
+    let (phone, id) = try await relay.source("quiet", configuration: mute)
+    // A pan in progress, then nothing at all, not even pongs.
+    for (seq, x) in [(1, 100.0), (2, 130.0), (3, 160.0)] {
+      try await phone.send(text: frameText(seq, t: Double(seq) * 16, [(1, seq == 1 ? "began" : "moved", x, 100)]))
+    }
+    let began = try await watcher.nextJSON(type: "gesture")
+    #expect(began["gesture"]?.stringValue == "pan" && began["state"]?.stringValue == "began")
+    var cancelled = false
+    var gone = false
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline && !(cancelled && gone) {
+      guard let m = try? await watcher.nextJSON(timeout: .seconds(1)) else { continue }
+      if m["type"]?.stringValue == "gesture", m["gesture"]?.stringValue == "pan", m["state"]?.stringValue == "cancelled" {
+        cancelled = true
+      }
+      // Hung up on, not a clean goodbye: observers see it leave once the resume window ends,
+      // here checked through /healthz instead of waiting 10 s.
+      if cancelled, try await relay.health()["sources"]?.intValue == 0 { gone = true }
+    }
+    #expect(cancelled, "the pan of a source that went silent was not cancelled")
+    #expect(gone, "source \(id) still connected")
+  }
+
   @Test func peersThatAnswerPingsStay() async throws {
     let relay = try TestRelay {
       $0.pingInterval = 1
