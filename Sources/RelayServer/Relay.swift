@@ -213,11 +213,14 @@ final class Relay {
       guard state.rateLimiter.take(at: rt) else {
         // Dropped, not queued: the validator's state was already advanced, as for any frame
         // the source sent; the engine treats fingers missing from the next frame as cancelled.
-        return sendError(
-          ProtocolError(
-            .rateLimited, "more than \(config.limits.maxFramesPerSecond) frames per second; frame dropped",
-            seq: frame.seq), to: conn)
+        // At most one error per 100 ms, with the count, so a flood does not buy an error per
+        // frame; what is left is reported with the next frame that passes.
+        state.rateLimitedSinceError += 1
+        state.lastRateLimitedSeq = frame.seq
+        if rt - state.lastRateLimitError >= 100 { reportRateLimited(conn, state, rt: rt) }
+        return
       }
+      if state.rateLimitedSinceError > 0 { reportRateLimited(conn, state, rt: rt) }
       state.lastSeq = frame.seq
       state.lastT = frame.t
       state.lastRT = rt
@@ -234,6 +237,17 @@ final class Relay {
       guard let state else { return }
       applyControl(c, to: conn, state: state, rt: rt, requester: conn)
     }
+  }
+
+  private func reportRateLimited(_ conn: Connection, _ state: SourceState, rt: Double) {
+    let n = state.rateLimitedSinceError
+    state.rateLimitedSinceError = 0
+    state.lastRateLimitError = rt
+    sendError(
+      ProtocolError(
+        .rateLimited,
+        "more than \(config.limits.maxFramesPerSecond) frames per second; \(n) frame\(n == 1 ? "" : "s") dropped",
+        seq: state.lastRateLimitedSeq), to: conn)
   }
 
   private func handleObserverControl(_ c: Control, from conn: Connection, rt: Double) {
@@ -459,7 +473,7 @@ final class Relay {
 
   private func nextMessage(_ conn: Connection) -> OutgoingMessage? {
     let missed = conn.queue.takeDropped()
-    metrics.dropped += missed
+    if conn.role == .observer { metrics.droppedForObservers += missed } else { metrics.droppedForSources += missed }
     if missed > 0 {
       // After a gap, a fresh snapshot of every scene the observer follows.
       if conn.role == .observer {

@@ -16,7 +16,9 @@ final class RelayMetrics {
   var messagesOut = 0
   var bytesOut = 0
   var gestureEvents = 0
-  var dropped = 0
+  /// Messages dropped from observers' queues, and from sources' (their unread errors).
+  var droppedForObservers = 0
+  var droppedForSources = 0
   var errors: [String: Int] = [:]
   var closes: [String: Int] = [:]
   private var published: [String: Int] = [:]
@@ -81,7 +83,8 @@ final class RelayMetrics {
     publish("touchrelay_messages_out_total", [], messagesOut)
     publish("touchrelay_bytes_out_total", [], bytesOut)
     publish("touchrelay_gesture_events_total", [], gestureEvents)
-    publish("touchrelay_dropped_messages_total", [], dropped)
+    publish("touchrelay_dropped_messages_total", [("role", "observer")], droppedForObservers)
+    publish("touchrelay_dropped_messages_total", [("role", "source")], droppedForSources)
     for (code, n) in errors { publish("touchrelay_errors_total", [("code", code)], n) }
     for (code, n) in closes { publish("touchrelay_closes_total", [("code", code)], n) }
     return registry.emitToBuffer()

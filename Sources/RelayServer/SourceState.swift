@@ -17,6 +17,10 @@ final class SourceState {
 
   /// Frames per second allowed from this source.
   var rateLimiter: RateLimiter
+  /// Frames refused since the last `rate_limited` error, and when that error went out.
+  var rateLimitedSinceError = 0
+  var lastRateLimitedSeq: Int64 = 0
+  var lastRateLimitError = -Double.infinity
 
   init(info: SourceInfo, engine: any GestureProcessor, rateLimiter: RateLimiter, timer: RelayTimer) {
     self.info = info
