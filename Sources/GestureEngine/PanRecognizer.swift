@@ -5,17 +5,17 @@ import TouchProtocol
 /// point (a 150 pt drag reports 150, not 140). When fingers join or leave, the centroid is
 /// re-based so the translation goes on without a jump. It ends when the last finger lifts
 /// or the finger count leaves the allowed range.
-struct PanRecognizer: Sendable {
-  private(set) var state: RecognizerState = .failed
-  private var gestureID = 0
+struct PanRecognizer: ContinuousRecognizer, Sendable {
+  var state: RecognizerState = .failed
+  var gestureID = 0
   private var baseX = 0.0
   private var baseY = 0.0
   private var accumX = 0.0
   private var accumY = 0.0
   private(set) var translation = Vector(x: 0, y: 0)
   private var track = VelocityTracker(window: 100)
-  private var lastX = 0.0
-  private var lastY = 0.0
+  var lastX = 0.0
+  var lastY = 0.0
 
   mutating func sequenceBegan(t: Double, ctx: GestureContext) {
     state = ctx.enabled(.pan) ? .possible : .failed
@@ -57,36 +57,7 @@ struct PanRecognizer: Sendable {
     return false
   }
 
-  mutating func begin(at t: Double, ctx: inout GestureContext) {
-    state = .began
-    gestureID = ctx.log.nextID()
-    report(.began, t: t, ctx: &ctx)
-  }
-
   /// The last finger is lifting (still in the table, at its final position).
-  mutating func finish(at t: Double, ctx: inout GestureContext) {
-    if state.isActive {
-      state = .ended
-      report(.ended, t: t, ctx: &ctx)
-    } else if state == .possible {
-      state = .failed
-    }
-  }
-
-  mutating func cancel(at t: Double, ctx: inout GestureContext) {
-    if state.isActive {
-      state = .cancelled
-      var e = ctx.event(
-        gestureID, .pan, .cancelled, t: t, x: lastX, y: lastY, touches: ctx.table.count,
-        fingers: ctx.currentFingers())
-      e.translation = translation
-      e.velocity = velocity
-      ctx.log.emit(consume e)
-    } else if state == .possible {
-      state = .failed
-    }
-  }
-
   private var velocity: Vector {
     let v = track.perMillisecond
     return Vector(x: v.x * 1000, y: v.y * 1000)
@@ -96,15 +67,11 @@ struct PanRecognizer: Sendable {
     (ctx.settings.panMinTouches...ctx.settings.panMaxTouches).contains(ctx.table.count)
   }
 
-  private mutating func report(_ s: GestureState, t: Double, ctx: inout GestureContext) {
-    let c = Geometry.centroid(ctx.table.fingers)
-    lastX = c.x
-    lastY = c.y
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
     var e = ctx.event(
-      gestureID, .pan, s, t: t, x: c.x, y: c.y, touches: ctx.table.count,
-      fingers: ctx.currentFingers())
+      gestureID, .pan, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.translation = translation
     e.velocity = velocity
-    ctx.log.emit(consume e)
+    return e
   }
 }

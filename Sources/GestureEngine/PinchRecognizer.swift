@@ -5,16 +5,16 @@ import TouchProtocol
 /// re-based on the new set so the scale goes on from where it was; with one finger left
 /// the pinch stays active, frozen, and resumes when a finger lands again (article 004's
 /// shortcut of forgetting both fingers is what this avoids). It ends when every finger is up.
-struct PinchRecognizer: Sendable {
-  private(set) var state: RecognizerState = .failed
-  private var gestureID = 0
+struct PinchRecognizer: ContinuousRecognizer, Sendable {
+  var state: RecognizerState = .failed
+  var gestureID = 0
   private var hasBaseline = false
   private var spreadBase = 0.0
   private var scaleBase = 1.0
   private(set) var scale = 1.0
   private var track = VelocityTracker(window: 100)
-  private var lastX = 0.0
-  private var lastY = 0.0
+  var lastX = 0.0
+  var lastY = 0.0
 
   mutating func sequenceBegan(ctx: GestureContext) {
     state = ctx.enabled(.pinch) ? .possible : .failed
@@ -58,44 +58,11 @@ struct PinchRecognizer: Sendable {
     return false
   }
 
-  mutating func begin(at t: Double, ctx: inout GestureContext) {
-    state = .began
-    gestureID = ctx.log.nextID()
-    report(.began, t: t, ctx: &ctx)
-  }
-
-  mutating func finish(at t: Double, ctx: inout GestureContext) {
-    if state.isActive {
-      state = .ended
-      report(.ended, t: t, ctx: &ctx)
-    } else if state == .possible {
-      state = .failed
-    }
-  }
-
-  mutating func cancel(at t: Double, ctx: inout GestureContext) {
-    if state.isActive {
-      state = .cancelled
-      var e = ctx.event(
-        gestureID, .pinch, .cancelled, t: t, x: lastX, y: lastY, touches: ctx.table.count,
-        fingers: ctx.currentFingers())
-      e.scale = scale
-      e.rate = track.perMillisecond.x * 1000
-      ctx.log.emit(consume e)
-    } else if state == .possible {
-      state = .failed
-    }
-  }
-
-  private mutating func report(_ s: GestureState, t: Double, ctx: inout GestureContext) {
-    let c = Geometry.centroid(ctx.table.fingers)
-    lastX = c.x
-    lastY = c.y
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
     var e = ctx.event(
-      gestureID, .pinch, s, t: t, x: c.x, y: c.y, touches: ctx.table.count,
-      fingers: ctx.currentFingers())
+      gestureID, .pinch, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.scale = scale
     e.rate = track.perMillisecond.x * 1000
-    ctx.log.emit(consume e)
+    return e
   }
 }

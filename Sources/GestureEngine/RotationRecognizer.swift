@@ -5,15 +5,15 @@ import TouchProtocol
 /// unwrapped from frame to frame, so a 270 degree turn reports 3pi/2 with no jump at +-pi.
 /// When the pair changes (a finger of it lifts), the new pair is the baseline and the
 /// rotation goes on from where it was. Like the pinch, it survives a lifted finger.
-struct RotationRecognizer: Sendable {
-  private(set) var state: RecognizerState = .failed
-  private var gestureID = 0
+struct RotationRecognizer: ContinuousRecognizer, Sendable {
+  var state: RecognizerState = .failed
+  var gestureID = 0
   private var pair: (Int64, Int64)?
   private var lastAngle = 0.0
   private(set) var rotation = 0.0
   private var track = VelocityTracker(window: 100)
-  private var lastX = 0.0
-  private var lastY = 0.0
+  var lastX = 0.0
+  var lastY = 0.0
 
   mutating func sequenceBegan(ctx: GestureContext) {
     state = ctx.enabled(.rotation) ? .possible : .failed
@@ -55,46 +55,13 @@ struct RotationRecognizer: Sendable {
     return false
   }
 
-  mutating func begin(at t: Double, ctx: inout GestureContext) {
-    state = .began
-    gestureID = ctx.log.nextID()
-    report(.began, t: t, ctx: &ctx)
-  }
-
-  mutating func finish(at t: Double, ctx: inout GestureContext) {
-    if state.isActive {
-      state = .ended
-      report(.ended, t: t, ctx: &ctx)
-    } else if state == .possible {
-      state = .failed
-    }
-  }
-
-  mutating func cancel(at t: Double, ctx: inout GestureContext) {
-    if state.isActive {
-      state = .cancelled
-      var e = ctx.event(
-        gestureID, .rotation, .cancelled, t: t, x: lastX, y: lastY, touches: ctx.table.count,
-        fingers: ctx.currentFingers())
-      e.rotation = rotation
-      e.rate = track.perMillisecond.x * 1000
-      ctx.log.emit(consume e)
-    } else if state == .possible {
-      state = .failed
-    }
-  }
-
   private func angle(_ a: Finger, _ b: Finger) -> Double { Geometry.angle(b.x - a.x, b.y - a.y) }
 
-  private mutating func report(_ s: GestureState, t: Double, ctx: inout GestureContext) {
-    let c = Geometry.centroid(ctx.table.fingers)
-    lastX = c.x
-    lastY = c.y
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
     var e = ctx.event(
-      gestureID, .rotation, s, t: t, x: c.x, y: c.y, touches: ctx.table.count,
-      fingers: ctx.currentFingers())
+      gestureID, .rotation, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.rotation = rotation
     e.rate = track.perMillisecond.x * 1000
-    ctx.log.emit(consume e)
+    return e
   }
 }
