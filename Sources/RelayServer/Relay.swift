@@ -15,10 +15,10 @@ final class Relay {
 
   private(set) var sessions: [String: Session] = [:]
   /// Strong references for the lifetime of each WebSocket; the wsi's user data is unretained.
-  private var connections: [ObjectIdentifier: Connection] = [:]
+  private(set) var connections: [ObjectIdentifier: Connection] = [:]
   private var nextSerial = 1
   /// Open WebSockets per client address, for the per-address limit.
-  private var connectionsByAddress: [String: Int] = [:]
+  private(set) var connectionsByAddress: [String: Int] = [:]
   let metrics = RelayMetrics()
   /// Tokens and origins; replaced on SIGHUP.
   var access: AccessPolicy
@@ -65,43 +65,6 @@ final class Relay {
   var connectionCount: Int { connections.count }
 
   func now() -> Double { MonotonicClock.nowMs() }
-
-  // MARK: - Admission
-
-  /// Whether an upgrade may proceed, decided before any WebSocket traffic: tokens and origin
-  /// first (the same answer whether the session exists or not), then capacity.
-  func admit(_ target: RequestTarget, peer: String, token: String?, origin: String?) -> HTTPResponse? {
-    let role: Connection.Role
-    switch target {
-    case .source: role = .source
-    case .observer: role = .observer
-    case .healthz: return .notFound
-    }
-    switch access.check(session: target.sessionName, role: role, token: token, origin: origin) {
-    case .allowed: break
-    case .missingToken:
-      return HTTPResponse(
-        status: 401, body: "a token is required: ?token=... or Authorization: Bearer ...\n",
-        headers: [("WWW-Authenticate", "Bearer")])
-    case .wrongToken: return HTTPResponse(status: 403, body: "token not accepted\n")
-    case .originNotAllowed: return HTTPResponse(status: 403, body: "origin not allowed\n")
-    }
-    let l = config.limits
-    if connections.count >= l.maxConnections {
-      return HTTPResponse(status: 503, body: "too many connections (\(l.maxConnections))\n")
-    }
-    if connectionsByAddress[peer, default: 0] >= l.maxConnectionsPerAddress {
-      return HTTPResponse(status: 503, body: "too many connections from one address (\(l.maxConnectionsPerAddress))\n")
-    }
-    let session = sessions[target.sessionName]
-    if session == nil, sessions.count >= l.maxSessions {
-      return HTTPResponse(status: 503, body: "too many sessions (\(l.maxSessions))\n")
-    }
-    if role == .observer, let session, session.observers.count >= l.maxObserversPerSession {
-      return HTTPResponse(status: 503, body: "too many observers in this session (\(l.maxObserversPerSession))\n")
-    }
-    return nil
-  }
 
   // MARK: - Opening
 
@@ -341,154 +304,6 @@ final class Relay {
     let out = state.engine.advance(to: deadline)
     deliver(out, from: conn, origin: state.origin(t: deadline, rt: rt))
     arm(conn, state)
-  }
-
-  // MARK: - Fan-out
-
-  private func deliver(_ out: ProcessorOutput, from conn: Connection, origin: Origin) {
-    for e in out.errors { sendError(e, to: conn) }
-    metrics.gestureEvents += out.events.count
-    for event in out.events {
-      var o = origin
-      o.t = event.t
-      broadcastGesture(event, origin: o, in: conn.session)
-    }
-    if let scene = out.scene { broadcastScene(scene, source: origin.source, origin: origin, in: conn.session) }
-  }
-
-  private func mirror(_ frame: Frame, origin: Origin, in session: Session) {
-    var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.raw && obs.filter.wants(source: origin.source) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.touches(frame, origin: origin, headroom: headroom), headroom: headroom,
-          supersedable: true)
-      message = m
-      enqueue(m, to: obs)
-    }
-  }
-
-  private func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
-    var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.gesture(e, origin: origin, headroom: headroom), headroom: headroom,
-          supersedable: e.state.isSupersedable)
-      message = m
-      enqueue(m, to: obs)
-    }
-  }
-
-  /// `origin` is nil for a state no frame caused (a source's first scene).
-  private func broadcastScene(_ state: JSONValue, source: String, origin: Origin?, in session: Session) {
-    var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.wants(source: source) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.scene(source: source, state: state, origin: origin, headroom: headroom),
-          headroom: headroom, supersedable: true)
-      message = m
-      enqueue(m, to: obs)
-    }
-  }
-
-  private func broadcastSourceEvent(_ event: String, _ info: SourceInfo, in session: Session) {
-    var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.wants(source: info.id) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false)
-      message = m
-      enqueue(m, to: obs)
-    }
-  }
-
-  func sendError(_ e: ProtocolError, to conn: Connection) {
-    conn.errorsSent += 1
-    metrics.error(e.code.rawValue)
-    // Errors to a peer that does not read may be dropped (and counted), never block it.
-    let bytes = ServerMessage.error(e, headroom: headroom)
-    enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: conn.role == .source), to: conn)
-  }
-
-  private func enqueue(_ m: OutgoingMessage, to conn: Connection) {
-    guard !conn.closed, conn.pendingClose == nil else { return }
-    if conn.queue.push(m) == .overflow {
-      logger.warning(
-        "observer too slow, closing", metadata: ["conn": "\(conn.serial)", "queued": "\(conn.queue.count)"])
-      close(conn, .policyViolation, "too slow: \(conn.queue.count) undroppable messages pending", drain: false)
-      return
-    }
-    requestWrite(conn)
-  }
-
-  func requestWrite(_ conn: Connection) {
-    guard !conn.writeRequested, !conn.closed, let wsi = conn.wsi else { return }
-    conn.writeRequested = true
-    lws_callback_on_writable(wsi)
-  }
-
-  /// Closes with `code` once the queue has drained (or at the next writable if `drain` is false).
-  func close(_ conn: Connection, _ code: CloseCode, _ reason: String, drain: Bool) {
-    guard !conn.closed else { return }
-    conn.pendingClose = (code, reason)
-    if !drain {
-      conn.priority.removeAll()
-      conn.queue = ObserverQueue(capacity: 1, hardLimit: 1)
-    }
-    requestWrite(conn)
-  }
-
-  // MARK: - Writing
-
-  /// LWS_CALLBACK_SERVER_WRITEABLE: at most one lws_write per call.
-  func writable(_ conn: Connection, wsi: OpaquePointer) -> Int32 {
-    conn.writeRequested = false
-    conn.inFlight = nil
-    if let m = nextMessage(conn) {
-      let n = lws_write(
-        wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
-        m.payloadCount, LWS_WRITE_TEXT)
-      if n < 0 { return -1 }
-      conn.inFlight = m
-      conn.messagesOut += 1
-      metrics.messagesOut += 1
-      metrics.bytesOut += m.payloadCount
-      if config.metrics { metrics.deliveryLatency.recordNanoseconds(MonotonicClock.nanoseconds() - m.createdAt) }
-      if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
-      return 0
-    }
-    if let (code, reason) = conn.pendingClose {
-      var bytes = Array(reason.utf8.prefix(123))
-      lws_close_reason(wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
-      return -1
-    }
-    return 0
-  }
-
-  private func nextMessage(_ conn: Connection) -> OutgoingMessage? {
-    let missed = conn.queue.takeDropped()
-    if conn.role == .observer { metrics.droppedForObservers += missed } else { metrics.droppedForSources += missed }
-    if missed > 0 {
-      // After a gap, a fresh snapshot of every scene the observer follows.
-      if conn.role == .observer {
-        for s in conn.session.activeSources where conn.filter.wants(source: s.info.id) {
-          guard let scene = s.engine.sceneState else { continue }
-          let bytes = ServerMessage.scene(
-            source: s.info.id, state: scene, origin: s.origin(t: s.lastT, rt: s.lastRT), headroom: headroom)
-          conn.priority.append(OutgoingMessage(bytes, headroom: headroom, supersedable: true))
-        }
-      }
-      return OutgoingMessage(
-        ServerMessage.dropped(count: missed, headroom: headroom), headroom: headroom, supersedable: false)
-    }
-    if !conn.priority.isEmpty { return conn.priority.removeFirst() }
-    return conn.queue.pop()
   }
 
   // MARK: - Closing

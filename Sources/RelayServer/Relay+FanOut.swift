@@ -1,0 +1,153 @@
+import CLibWebSockets
+import TouchProtocol
+
+/// Fan-out and writing: encode once, queue per peer, one lws_write per writable callback.
+extension Relay {
+  // MARK: - Fan-out
+
+  func deliver(_ out: ProcessorOutput, from conn: Connection, origin: Origin) {
+    for e in out.errors { sendError(e, to: conn) }
+    metrics.gestureEvents += out.events.count
+    for event in out.events {
+      var o = origin
+      o.t = event.t
+      broadcastGesture(event, origin: o, in: conn.session)
+    }
+    if let scene = out.scene { broadcastScene(scene, source: origin.source, origin: origin, in: conn.session) }
+  }
+
+  func mirror(_ frame: Frame, origin: Origin, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.raw && obs.filter.wants(source: origin.source) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.touches(frame, origin: origin, headroom: headroom), headroom: headroom,
+          supersedable: true)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.gesture(e, origin: origin, headroom: headroom), headroom: headroom,
+          supersedable: e.state.isSupersedable)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  /// `origin` is nil for a state no frame caused (a source's first scene).
+  func broadcastScene(_ state: JSONValue, source: String, origin: Origin?, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: source) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.scene(source: source, state: state, origin: origin, headroom: headroom),
+          headroom: headroom, supersedable: true)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  func broadcastSourceEvent(_ event: String, _ info: SourceInfo, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: info.id) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  func sendError(_ e: ProtocolError, to conn: Connection) {
+    conn.errorsSent += 1
+    metrics.error(e.code.rawValue)
+    // Errors to a peer that does not read may be dropped (and counted), never block it.
+    let bytes = ServerMessage.error(e, headroom: headroom)
+    enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: conn.role == .source), to: conn)
+  }
+
+  func enqueue(_ m: OutgoingMessage, to conn: Connection) {
+    guard !conn.closed, conn.pendingClose == nil else { return }
+    if conn.queue.push(m) == .overflow {
+      logger.warning(
+        "observer too slow, closing", metadata: ["conn": "\(conn.serial)", "queued": "\(conn.queue.count)"])
+      close(conn, .policyViolation, "too slow: \(conn.queue.count) undroppable messages pending", drain: false)
+      return
+    }
+    requestWrite(conn)
+  }
+
+  func requestWrite(_ conn: Connection) {
+    guard !conn.writeRequested, !conn.closed, let wsi = conn.wsi else { return }
+    conn.writeRequested = true
+    lws_callback_on_writable(wsi)
+  }
+
+  /// Closes with `code` once the queue has drained (or at the next writable if `drain` is false).
+  func close(_ conn: Connection, _ code: CloseCode, _ reason: String, drain: Bool) {
+    guard !conn.closed else { return }
+    conn.pendingClose = (code, reason)
+    if !drain {
+      conn.priority.removeAll()
+      conn.queue = ObserverQueue(capacity: 1, hardLimit: 1)
+    }
+    requestWrite(conn)
+  }
+
+  // MARK: - Writing
+
+  /// LWS_CALLBACK_SERVER_WRITEABLE: at most one lws_write per call.
+  func writable(_ conn: Connection, wsi: OpaquePointer) -> Int32 {
+    conn.writeRequested = false
+    conn.inFlight = nil
+    if let m = nextMessage(conn) {
+      let n = lws_write(
+        wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
+        m.payloadCount, LWS_WRITE_TEXT)
+      if n < 0 { return -1 }
+      conn.inFlight = m
+      conn.messagesOut += 1
+      metrics.messagesOut += 1
+      metrics.bytesOut += m.payloadCount
+      if config.metrics { metrics.deliveryLatency.recordNanoseconds(MonotonicClock.nanoseconds() - m.createdAt) }
+      if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
+      return 0
+    }
+    if let (code, reason) = conn.pendingClose {
+      var bytes = Array(reason.utf8.prefix(123))
+      lws_close_reason(wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
+      return -1
+    }
+    return 0
+  }
+
+  func nextMessage(_ conn: Connection) -> OutgoingMessage? {
+    let missed = conn.queue.takeDropped()
+    if conn.role == .observer { metrics.droppedForObservers += missed } else { metrics.droppedForSources += missed }
+    if missed > 0 {
+      // After a gap, a fresh snapshot of every scene the observer follows.
+      if conn.role == .observer {
+        for s in conn.session.activeSources where conn.filter.wants(source: s.info.id) {
+          guard let scene = s.engine.sceneState else { continue }
+          let bytes = ServerMessage.scene(
+            source: s.info.id, state: scene, origin: s.origin(t: s.lastT, rt: s.lastRT), headroom: headroom)
+          conn.priority.append(OutgoingMessage(bytes, headroom: headroom, supersedable: true))
+        }
+      }
+      return OutgoingMessage(
+        ServerMessage.dropped(count: missed, headroom: headroom), headroom: headroom, supersedable: false)
+    }
+    if !conn.priority.isEmpty { return conn.priority.removeFirst() }
+    return conn.queue.pop()
+  }
+}
