@@ -19,6 +19,12 @@ struct TapRecognizer: Sendable {
     var y: Double
     var fingers: [GestureFinger]
     var upT: Double
+    /// The regions the tap's location hit when it happened (a later hello may move them).
+    var regions: [String]
+    /// Already reported (immediate mode): kept only so the next press can extend the count.
+    /// Stored, not read from the settings, so a hello that changes the tap mode while a
+    /// sequence waits cannot lose it.
+    var reported = false
   }
 
   private(set) var state: RecognizerState = .failed
@@ -88,9 +94,11 @@ struct TapRecognizer: Sendable {
       flush(at: t, ctx: &ctx)
     }
     let maxCount = k == 1 ? ctx.settings.tapMaxCount : ctx.settings.multiFingerTapMaxCount
-    let next = Pending(count: count, touches: k, x: x, y: y, fingers: fingers, upT: t)
+    var next = Pending(
+      count: count, touches: k, x: x, y: y, fingers: fingers, upT: t, regions: ctx.regions.hit(x, y))
     if !ctx.settings.deferredTaps {
       emit(next, at: t, ctx: &ctx)
+      next.reported = true
       if count < maxCount { pending = next }
     } else if count >= maxCount {
       emit(next, at: t, ctx: &ctx)
@@ -102,7 +110,7 @@ struct TapRecognizer: Sendable {
   /// The next timer: the end of the wait for another tap, or, while a press is under way
   /// and a sequence waits on it, the moment the press becomes too long to be a tap.
   func deadline(ctx: GestureContext) -> Double? {
-    guard ctx.settings.deferredTaps, let p = pending else { return nil }
+    guard let p = pending, !p.reported else { return nil }
     if ctx.table.isEmpty { return p.upT + ctx.settings.multiTapInterval }
     return isCandidate ? ctx.sequence.startT + ctx.settings.tapMaxDuration : nil
   }
@@ -115,13 +123,13 @@ struct TapRecognizer: Sendable {
   mutating func flush(at t: Double, ctx: inout GestureContext) {
     guard let p = pending else { return }
     pending = nil
-    if ctx.settings.deferredTaps { emit(p, at: t, ctx: &ctx) }
+    if !p.reported { emit(p, at: t, ctx: &ctx) }
   }
 
   private func emit(_ p: Pending, at t: Double, ctx: inout GestureContext) {
-    var e = ctx.event(
-      ctx.log.nextID(), .tap, .recognized, t: t, x: p.x, y: p.y, touches: p.touches,
-      fingers: p.fingers)
+    var e = GestureEvent(
+      id: ctx.log.nextID(), gesture: .tap, state: .recognized, t: t, x: p.x, y: p.y, touches: p.touches,
+      regions: p.regions, fingers: p.fingers)
     e.taps = p.count
     ctx.log.emit(consume e)
   }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOWebSocket
 import RelayServer
 import Testing
 import TouchRelayClient
@@ -20,11 +22,16 @@ import TouchRelayClient
       (1, "began", 100, 100, 0), (1, "ended", 100, 100, 60), (2, "began", 103, 101, 150), (2, "ended", 103, 101, 210),
       (3, "began", 200, 400, 1000),
     ]
+    // One flush: the server reads the whole script at once, so a loaded machine cannot let the
+    // single-tap timer fire between the two taps.
     var seq = 0
+    var frames: [WebSocketFrame] = []
     for (id, phase, x, y, t) in script {
       seq += 1
-      try await phone.send(text: frameText(seq, t: t, [(id, phase, x, y)]))
+      frames.append(
+        WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: frameText(seq, t: t, [(id, phase, x, y)]))))
     }
+    try await phone.send(frames: frames)
     try await Task.sleep(for: .milliseconds(700))  // the long press timer fires live
     for step in 1...5 {
       seq += 1
