@@ -30,6 +30,12 @@ public enum RecordingReplay {
       config.limits.maxTouchesPerFrame = l["maxTouchesPerFrame"] as? Int ?? config.limits.maxTouchesPerFrame
       config.limits.maxFingers = l["maxFingers"] as? Int ?? config.limits.maxFingers
       config.limits.maxDepth = l["maxDepth"] as? Int ?? config.limits.maxDepth
+      // The rate limit decides which frames reach the engine: replay it as it was live.
+      config.limits.maxFramesPerSecond = l["maxFramesPerSecond"] as? Int ?? config.limits.maxFramesPerSecond
+    }
+    // Each line parsed once, numbered as in the file.
+    let records = try lines.enumerated().dropFirst().map {
+      (number: $0.offset + 1, record: try object($0.element, $0.offset + 1), text: $0.element)
     }
     config.limits.observerQueue = Int.max / 8
     let session = header["session"] as? String ?? "replay"
@@ -43,12 +49,11 @@ public enum RecordingReplay {
     _ = observer.queue.pop()  // its welcome
     let source = relay.open(wsi: nil, target: .source(session: session), peer: "replay", at: start)
     // One recording is one connection: at most one join, whose id the replay gives the source.
-    relay.fixedSourceID = lines.lazy.compactMap { try? object($0) }.compactMap { $0["joined"] as? String }.first
+    relay.fixedSourceID = records.lazy.compactMap { $0.record["joined"] as? String }.first
     var out: [String] = []
-    for (index, line) in lines.enumerated().dropFirst() {
-      let record = try object(line, index + 1)
+    for (number, record, line) in records {
       if record["joined"] != nil { continue }
-      guard let rt = record["rt"] as? Double else { throw Failure(line: index + 1, why: "no rt") }
+      guard let rt = record["rt"] as? Double else { throw Failure(line: number, why: "no rt") }
       if let message = record["in"] as? String {
         let bytes = Array(message.utf8)
         bytes.withUnsafeBytes { relay.receive($0, from: source, at: rt) }
@@ -58,7 +63,7 @@ public enum RecordingReplay {
         source.peerCloseCode = (record["close"] as? Int).map { UInt16($0) }
         relay.closed(source, at: rt)
       } else {
-        throw Failure(line: index + 1, why: "unknown record \(line.prefix(80))")
+        throw Failure(line: number, why: "unknown record \(line.prefix(80))")
       }
       while let m = observer.queue.pop() {
         out.append(String(decoding: UnsafeRawBufferPointer(rebasing: m.bytes[m.headroom...]), as: UTF8.self))

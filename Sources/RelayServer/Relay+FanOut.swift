@@ -1,11 +1,12 @@
 import CLibWebSockets
+import GestureEngine
 import TouchProtocol
 
 /// Fan-out and writing: encode once, queue per peer, one lws_write per writable callback.
 extension Relay {
   // MARK: - Fan-out
 
-  func deliver(_ out: ProcessorOutput, from conn: Connection, origin: Origin) {
+  func deliver(_ out: EngineOutput, from conn: Connection, origin: Origin) {
     for e in out.errors { sendError(e, to: conn) }
     metrics.gestureEvents += out.events.count
     for event in out.events {

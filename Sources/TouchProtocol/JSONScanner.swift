@@ -367,17 +367,22 @@ struct JSONScanner {
   /// Reads `true`, `false` or `null` (nil).
   mutating func readBoolOrNull() throws(Failure) -> Bool? {
     skipWhitespace()
-    for (word, value) in [("true", true as Bool?), ("false", false), ("null", nil)] {
-      let w = Array(word.utf8)
-      if index + w.count <= bytes.count, (0..<w.count).allSatisfy({ bytes[index + $0] == w[$0] }) {
-        let after = index + w.count
-        if after < bytes.count, isAlpha(bytes[after]) { break }
-        index = after
-        return value
-      }
-    }
+    if matchWord("true") { return true }
+    if matchWord("false") { return false }
+    if matchWord("null") { return nil }
     if let c = peek(), isAlpha(c) { try skipNonFinite() }
     throw .syntax("bad literal at byte \(index)")
+  }
+
+  /// Consumes `word` if it stands here as a whole word (no letter right after it).
+  private mutating func matchWord(_ word: StaticString) -> Bool {
+    let n = word.utf8CodeUnitCount
+    guard index + n <= bytes.count else { return false }
+    let w = word.utf8Start
+    for k in 0..<n where bytes[index + k] != w[k] { return false }
+    if index + n < bytes.count, isAlpha(bytes[index + n]) { return false }
+    index += n
+    return true
   }
 
   /// After the top-level value only whitespace may follow.

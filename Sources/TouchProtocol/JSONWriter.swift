@@ -44,7 +44,7 @@ public struct JSONWriter {
   public mutating func key(_ name: StaticString) {
     separate()
     bytes.append(UInt8(ascii: "\""))
-    bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    raw(name)
     bytes.append(UInt8(ascii: "\""))
     bytes.append(UInt8(ascii: ":"))
     needsComma[needsComma.count - 1] = false
@@ -64,12 +64,17 @@ public struct JSONWriter {
 
   public mutating func bool(_ b: Bool) {
     separate()
-    bytes.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+    raw(b ? "true" : "false")
   }
 
   public mutating func null() {
     separate()
-    bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+    raw("null")
+  }
+
+  /// Appends a literal's bytes without building an intermediate array.
+  private mutating func raw(_ literal: StaticString) {
+    bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
   }
 
   public mutating func int(_ v: Int64) {
@@ -80,7 +85,7 @@ public struct JSONWriter {
   /// Non-finite values cannot be JSON; they are written as null (the engine never makes them).
   public mutating func number(_ v: Double) {
     separate()
-    guard v.isFinite else { return bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+    guard v.isFinite else { return raw("null") }
     if v == v.rounded(), abs(v) < 1e15 {
       writeInt(Int64(v))
     } else {

@@ -34,8 +34,7 @@
   let announced = new Set();
 
   function setState(text, cls) {
-    stateEl.textContent = text;
-    stateEl.className = "state " + cls;
+    TR.setState(stateEl, text, cls);
   }
 
   if (!TR.sessionPattern.test(session)) {

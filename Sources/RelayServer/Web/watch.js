@@ -15,8 +15,7 @@
   document.getElementById("qr").src = "/qr/" + encodeURIComponent(session) + ".svg";
 
   function setState(text, cls) {
-    stateEl.textContent = text;
-    stateEl.className = "state " + cls;
+    TR.setState(stateEl, text, cls);
   }
 
   if (!TR.sessionPattern.test(session)) {
