@@ -21,6 +21,9 @@ final class Connection {
   /// The message last handed to lws_write; kept alive until the next writable callback.
   var inFlight: OutgoingMessage?
   var writeRequested = false
+  /// Pending messages leave together, one send per writable callback (see `FrameBatch`);
+  /// false when permessage-deflate may be in use, where lws must frame each message itself.
+  var batchesWrites = false
   /// Set when the server decided to close; sent once the queue is empty (or at once if `now`).
   var pendingClose: (code: CloseCode, reason: String)?
   /// The close code the peer sent, if it closed first.

@@ -42,7 +42,13 @@ func relayCallback(
     guard case .success(let target) = RequestTarget.parse(path: path, args: args), target != .healthz else {
       return -1
     }
-    relay.open(wsi: wsi, target: target, peer: HTTPRequest.peer(of: wsi), at: relay.now())
+    let conn = relay.open(wsi: wsi, target: target, peer: HTTPRequest.peer(of: wsi), at: relay.now())
+    // lws accepts the extension whenever it offers it and the client asks (it then frames
+    // and compresses each message itself), so an offer is enough to rule batching out.
+    let deflate =
+      relay.config.compression
+      && HTTPRequest.header(WSI_TOKEN_EXTENSIONS, of: wsi)?.contains("permessage-deflate") == true
+    conn.batchesWrites = relay.config.writeBatchBytes > 0 && !deflate
     return 0
 
   case LWS_CALLBACK_RECEIVE:

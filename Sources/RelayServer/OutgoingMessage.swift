@@ -17,5 +17,9 @@ final class OutgoingMessage {
 
   var payloadCount: Int { bytes.count - headroom }
 
+  func withPayload<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    body(UnsafeRawBufferPointer(rebasing: bytes[headroom...]))
+  }
+
   deinit { bytes.deallocate() }
 }

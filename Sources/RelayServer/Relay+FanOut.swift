@@ -107,20 +107,31 @@ extension Relay {
 
   // MARK: - Writing
 
-  /// LWS_CALLBACK_SERVER_WRITEABLE: at most one lws_write per call.
+  /// LWS_CALLBACK_SERVER_WRITEABLE: at most one lws_write per call. Without
+  /// permessage-deflate that one write carries every pending message (up to
+  /// `writeBatchBytes`) as consecutive frames; with it, lws compresses one message per write.
   func writable(_ conn: Connection, wsi: OpaquePointer) -> Int32 {
     conn.writeRequested = false
     conn.inFlight = nil
-    if let m = nextMessage(conn) {
+    if conn.batchesWrites {
+      batch.removeAll()
+      while batch.byteCount < config.writeBatchBytes, let m = nextMessage(conn) {
+        m.withPayload { batch.appendText($0) }
+        sent(m, on: conn)
+      }
+      if batch.frameCount > 0 {
+        // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
+        if lws_write(wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return -1 }
+        if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
+        return 0
+      }
+    } else if let m = nextMessage(conn) {
       let n = lws_write(
         wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
         m.payloadCount, LWS_WRITE_TEXT)
       if n < 0 { return -1 }
       conn.inFlight = m
-      conn.messagesOut += 1
-      metrics.messagesOut += 1
-      metrics.bytesOut += m.payloadCount
-      if config.metrics { metrics.deliveryLatency.recordNanoseconds(MonotonicClock.nanoseconds() - m.createdAt) }
+      sent(m, on: conn)
       if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
       return 0
     }
@@ -130,6 +141,13 @@ extension Relay {
       return -1
     }
     return 0
+  }
+
+  private func sent(_ m: OutgoingMessage, on conn: Connection) {
+    conn.messagesOut += 1
+    metrics.messagesOut += 1
+    metrics.bytesOut += m.payloadCount
+    if config.metrics { metrics.deliveryLatency.recordNanoseconds(MonotonicClock.nanoseconds() - m.createdAt) }
   }
 
   func nextMessage(_ conn: Connection) -> OutgoingMessage? {

@@ -10,6 +10,8 @@ final class Relay {
   let logger: Logger
   let headroom = Int(tr_lws_pre())
   let decoder: MessageDecoder
+  /// Shared by every writable callback (one at a time, on the service thread).
+  let batch: FrameBatch
   let startedAt = MonotonicClock.nowMs()
   var context: OpaquePointer?
 
@@ -47,6 +49,7 @@ final class Relay {
     self.logger = logger
     self.eventLoop = eventLoop
     decoder = MessageDecoder(limits: config.limits)
+    batch = FrameBatch(headroom: Int(tr_lws_pre()))
     access = AccessPolicy()
     let me = Unmanaged.passUnretained(self).toOpaque()
     sweepTimer = RelayTimer(loop: eventLoop, owner: me, fire: departedSweepFired)

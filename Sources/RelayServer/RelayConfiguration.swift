@@ -18,6 +18,9 @@ public struct RelayConfiguration: Sendable {
   public var drainTimeout: Double = 5
   /// Offer permessage-deflate.
   public var compression = true
+  /// Bytes of pending messages one send may carry to a peer without permessage-deflate;
+  /// 0 sends one message per writable callback, as with deflate.
+  public var writeBatchBytes = 32 * 1024
   /// Errors queued for a source that does not read, beyond which further errors are dropped.
   public var maxPendingErrors = 64
   /// A queue of never-droppable messages longer than this multiple of the queue length closes

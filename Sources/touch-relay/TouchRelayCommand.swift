@@ -133,6 +133,12 @@ struct TouchRelayCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "Bytes of pending messages one send may carry to a peer that did not ask for permessage-deflate; 0 sends one message per send. [env: TOUCH_RELAY_WRITE_BATCH_BYTES] (default: 32768)",
+      valueName: "bytes"))
+  var writeBatchBytes: Int?
+
+  @Option(
+    help: ArgumentHelp(
       "Record every source's input (messages, timer firings, close, with server times) as JSON lines in this directory. [env: TOUCH_RELAY_RECORD]",
       valueName: "dir"))
   var record: String?
@@ -181,6 +187,7 @@ struct TouchRelayCommand: ParsableCommand {
     c.drainTimeout = try pick(drainTimeout, "DRAIN_TIMEOUT", c.drainTimeout, Double.init)
     c.gestures = try pick(gestures, "GESTURES", true, parseBool)
     c.compression = try pick(compression, "COMPRESSION", true, parseBool)
+    c.writeBatchBytes = try pick(writeBatchBytes, "WRITE_BATCH_BYTES", c.writeBatchBytes, Int.init)
     c.metrics = try pick(metrics, "METRICS", true, parseBool)
     c.verboseLibwebsockets = level <= .debug
     let loopName = try pick(eventLoop, "EVENT_LOOP", "libev") { $0 }
@@ -235,6 +242,9 @@ struct TouchRelayCommand: ParsableCommand {
     guard (0...65535).contains(c.port) else { throw ValidationError("port must be from 0 to 65535") }
     guard (128...(16 << 20)).contains(c.limits.maxMessageBytes) else {
       throw ValidationError("max message bytes must be from 128 to 16777216")
+    }
+    guard (0...(16 << 20)).contains(c.writeBatchBytes) else {
+      throw ValidationError("write batch bytes must be from 0 to 16777216")
     }
     guard (1...1000).contains(c.limits.maxTouchesPerFrame) else {
       throw ValidationError("max touches must be from 1 to 1000")
