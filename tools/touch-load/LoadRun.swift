@@ -15,6 +15,7 @@ final class LoadRun: Sendable {
   let flags = RunFlags()
   let registry = SourceRegistry()
   let recorders: [NIOLoopBound<LatencyRecorder>]
+  let tickers: [NIOLoopBound<SendTicker>]
   private let connectTimes = Guarded(makeLatencyHistogram())
   private let sourceStats = Guarded(ConnectionSummary())
   private let observerStats = Guarded(ConnectionSummary())
@@ -33,13 +34,18 @@ final class LoadRun: Sendable {
     loops = Array(group.makeIterator())
     clock = RunClock(epoch: nowNanos())
     var recorders: [NIOLoopBound<LatencyRecorder>] = []
+    var tickers: [NIOLoopBound<SendTicker>] = []
+    let tick = TimeAmount.nanoseconds(Int64(plan.tick * 1e9))
     for loop in loops {
       let clock = self.clock
       recorders.append(
         try await loop.submit { NIOLoopBound(LatencyRecorder(clock: clock), eventLoop: loop) }.get()
       )
+      tickers.append(
+        try await loop.submit { NIOLoopBound(SendTicker(eventLoop: loop, tick: tick), eventLoop: loop) }.get())
     }
     self.recorders = recorders
+    self.tickers = tickers
   }
 
   /// Ends the run early (Ctrl-C): sources stop, the report covers what was done.
@@ -148,6 +154,7 @@ final class LoadRun: Sendable {
     let loopIndex = (plan.sessions * plan.observersPerSession + i) % loops.count
     let loop = loops[loopIndex]
     let recorder = recorders[loopIndex]
+    let ticker = tickers[loopIndex]
     let flags = self.flags
     sourceStats.withLock { $0.attempted += 1 }
     var opened: WebSocketConnection?
@@ -171,9 +178,14 @@ final class LoadRun: Sendable {
       }
       let id = try await welcome.futureResult.get()
       timeout.cancel()
-      // The first frame is due one period after the welcome, on the run's shared grid.
+      // Source i sends at phase i/N of the period, as independent devices would: sources that
+      // connected together would otherwise send in bursts that no real crowd of phones makes.
+      // The first frame is the first slot at least half a period after the welcome.
       let period = plan.periodNanos
-      let first = nowNanos() &+ period
+      let offset = period * UInt64(i % max(plan.sources, 1)) / UInt64(max(plan.sources, 1))
+      let earliest = nowNanos() &+ period / 2
+      let origin = start &+ offset
+      let first = earliest <= origin ? origin : origin &+ (earliest - origin + period - 1) / period * period
       let schedule = SourceSchedule(firstNanos: first, periodNanos: period)
       registry.register(id: id, schedule)
       phase.withLock {
@@ -185,7 +197,7 @@ final class LoadRun: Sendable {
         let driver = SourceDriver(
           connection: connection, recorder: recorder.value, schedule: schedule, end: end,
           trace: Self.makeTrace(plan, source: i), sendIdle: plan.sendIdle)
-        driver.start()
+        ticker.value.add(driver)
         return NIOLoopBound(driver, eventLoop: loop)
       }.get()
       sources.withLock { $0.append((connection, driver)) }

@@ -32,6 +32,8 @@ struct Plan: Sendable {
   var device: Device
   var seed: UInt64
   var threads: Int
+  /// Seconds between two sends of the due frames on each event loop.
+  var tick: Double
   var connectConcurrency: Int
   var connectTimeout: Double
   var subprotocol: Bool

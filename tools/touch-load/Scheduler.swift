@@ -5,7 +5,8 @@ import TouchRelayClient
 /// Sends one source's frames on a fixed schedule (open loop, as wrk2): frame n is due at
 /// `first + (n - 1) * period` whatever happened before. When the loop falls behind, every
 /// overdue frame goes out at once; its latency still counts from when it was due, so a
-/// stall of the server or of touch-load itself shows up instead of being hidden.
+/// stall of the server or of touch-load itself shows up instead of being hidden. Its loop's
+/// `SendTicker` calls it.
 final class SourceDriver {
   let connection: WebSocketConnection
   let recorder: LatencyRecorder
@@ -14,7 +15,6 @@ final class SourceDriver {
   let sendIdle: Bool
   private var trace: any TouchTrace
   private var seq: Int64 = 1
-  private var timer: Scheduled<Void>?
   private var stopped = false
   /// Touches down after the last frame sent, to lift them when the run stops.
   private var down: [TouchPoint] = []
@@ -32,14 +32,11 @@ final class SourceDriver {
     self.sendIdle = sendIdle
   }
 
-  func start() { tick() }
-
   /// Stops sending. Fingers still down are cancelled in one last frame, so the engine does
   /// not see a long press during the drain. That frame is not on the schedule's grid before
   /// its due time, so it is sent early and not timed.
   func stop() {
     stopped = true
-    timer?.cancel()
     guard connection.isActive, !down.isEmpty else { return }
     let cancel = down.map { p in
       var p = p
@@ -58,9 +55,9 @@ final class SourceDriver {
     connection.sendText(buffer, flush: false)
   }
 
-  private func tick() {
-    guard !stopped, connection.isActive else { return }
-    let now = nowNanos()
+  /// Sends every frame due by `now`; false once there is nothing more to send.
+  func sendDue(now: UInt64) -> Bool {
+    guard !stopped, connection.isActive else { return false }
     var wrote = false
     var due = schedule.due(seq: seq)
     while due <= now, due < end {
@@ -75,10 +72,6 @@ final class SourceDriver {
       due = schedule.due(seq: seq)
     }
     if wrote { connection.flush() }
-    guard due < end else { return }
-    timer = connection.eventLoop.assumeIsolated().scheduleTask(deadline: .uptimeNanoseconds(due)) {
-      [self] in
-      tick()
-    }
+    return due < end
   }
 }

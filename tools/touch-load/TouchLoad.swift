@@ -56,6 +56,13 @@ struct TouchLoad: AsyncParsableCommand {
     help: "Time after the ramp-up whose frames are not in the latency histogram (still counted).")
   var warmup = "0s"
 
+  @Option(
+    name: .long,
+    help:
+      "How often each event loop sends the frames that are due. Latency counts from when a frame was due, so a coarser tick shows as latency; a finer one costs touch-load more wake-ups."
+  )
+  var tick = "500us"
+
   @Option(name: .long, help: "Time to wait after the last frame for messages still in flight.")
   var drain = "1s"
 
@@ -141,11 +148,14 @@ struct TouchLoad: AsyncParsableCommand {
     guard observers >= 0 else { throw ValidationError("--observers must be 0 or more") }
     guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
     for (name, value) in [
-      ("-d", duration), ("--ramp-up", rampUp), ("--warmup", warmup), ("--drain", drain),
+      ("-d", duration), ("--ramp-up", rampUp), ("--warmup", warmup), ("--drain", drain), ("--tick", tick),
     ] {
       guard parseDuration(value) != nil else {
         throw ValidationError("\(name): '\(value)' is not a duration (30s, 2m, 500ms)")
       }
+    }
+    guard let t = parseDuration(tick), t >= 0.000_05, t <= 1 else {
+      throw ValidationError("--tick: '\(tick)' must be a duration from 50us to 1s")
     }
     guard parseDevice(device) != nil else {
       throw ValidationError("--device: expected WIDTHxHEIGHT, got '\(device)'")
@@ -173,7 +183,7 @@ struct TouchLoad: AsyncParsableCommand {
       rampUp: parseDuration(rampUp)!, warmup: parseDuration(warmup)!, drain: parseDuration(drain)!,
       sessions: sessions, observersPerSession: observers, raw: raw, observerQuery: observerQuery,
       sessionPrefix: sessionPrefix, trace: trace, sendIdle: sendIdle, device: dev, seed: seed,
-      threads: threads,
+      threads: threads, tick: parseDuration(tick)!,
       connectConcurrency: connectConcurrency, connectTimeout: connectTimeout,
       subprotocol: !noSubprotocol,
       progress: !quiet, progressInterval: progressInterval)
@@ -204,7 +214,7 @@ enum TouchLoadHgrm {
 
 /// "30s", "2m", "500ms", "1h", or a plain number of seconds.
 func parseDuration(_ s: String) -> Double? {
-  let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+  let units: [(String, Double)] = [("ms", 0.001), ("us", 0.000_001), ("s", 1), ("m", 60), ("h", 3600)]
   for (suffix, scale) in units where s.hasSuffix(suffix) {
     if let v = Double(s.dropLast(suffix.count)), v >= 0 { return v * scale }
   }
