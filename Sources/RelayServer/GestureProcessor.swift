@@ -2,21 +2,37 @@ import GestureEngine
 import TouchProtocol
 
 /// The server's view of a per-source gesture engine, so `--no-gestures` can swap in the
-/// pass-through without the relay code knowing. `SourceEngine` is one as it is.
-protocol GestureProcessor {
+/// pass-through without the relay code knowing. A class: reading `nextDeadline` through
+/// `SourceState` after every frame copied a struct engine out of its existential box, a
+/// retain and a release per stored reference (about 3 % of the server's CPU under ingest).
+protocol GestureProcessor: AnyObject {
   var sceneState: JSONValue? { get }
   var nextDeadline: Double? { get }
-  mutating func update(hello: Hello) -> EngineOutput
-  mutating func process(_ frame: Frame) -> EngineOutput
-  mutating func advance(to t: Double) -> EngineOutput
-  mutating func cancelAll(at t: Double) -> EngineOutput
-  mutating func control(_ c: Control) -> Result<EngineOutput, ProtocolError>
+  func update(hello: Hello) -> EngineOutput
+  func process(_ frame: Frame) -> EngineOutput
+  func advance(to t: Double) -> EngineOutput
+  func cancelAll(at t: Double) -> EngineOutput
+  func control(_ c: Control) -> Result<EngineOutput, ProtocolError>
 }
 
-extension SourceEngine: GestureProcessor {}
+/// The gesture engine, in place: each call forwards to the `SourceEngine` it holds and returns
+/// the engine's own output.
+final class EngineProcessor: GestureProcessor {
+  private var engine: SourceEngine
+
+  init(_ engine: SourceEngine) { self.engine = engine }
+
+  var sceneState: JSONValue? { engine.sceneState }
+  var nextDeadline: Double? { engine.nextDeadline }
+  func update(hello: Hello) -> EngineOutput { engine.update(hello: hello) }
+  func process(_ frame: Frame) -> EngineOutput { engine.process(frame) }
+  func advance(to t: Double) -> EngineOutput { engine.advance(to: t) }
+  func cancelAll(at t: Double) -> EngineOutput { engine.cancelAll(at: t) }
+  func control(_ c: Control) -> Result<EngineOutput, ProtocolError> { engine.control(c) }
+}
 
 /// `--no-gestures`: the raw mirror only.
-struct PassThroughProcessor: GestureProcessor {
+final class PassThroughProcessor: GestureProcessor {
   var sceneState: JSONValue? { nil }
   var nextDeadline: Double? { nil }
   func update(hello: Hello) -> EngineOutput { EngineOutput() }

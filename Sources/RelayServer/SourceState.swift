@@ -4,7 +4,7 @@ import TouchProtocol
 final class SourceState {
   var info: SourceInfo
   var validator = SourceValidator()
-  var engine: any GestureProcessor
+  let engine: any GestureProcessor
   /// Server ms minus device ms on the latest frame: maps engine deadlines to server time.
   var clockOffset: Double?
   var lastSeq: Int64 = 0
