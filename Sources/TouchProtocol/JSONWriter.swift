@@ -2,7 +2,11 @@
 /// path (raw `touches`, `gesture`) needs neither Foundation nor intermediate strings.
 public struct JSONWriter {
   public private(set) var bytes: [UInt8]
-  private var needsComma: [Bool] = []
+  /// Whether the next member of each open object or array needs a comma: a bit per level for
+  /// the first 64 (no allocation, no uniqueness checks on the hot path), an array beyond.
+  private var depth = 0
+  private var commaBits: UInt64 = 0
+  private var deepCommas: [Bool] = []
 
   /// `headroom` zero bytes are reserved in front of the JSON (libwebsockets' LWS_PRE).
   public init(headroom: Int = 0, capacity: Int = 256) {
@@ -12,31 +16,52 @@ public struct JSONWriter {
   }
 
   private mutating func separate() {
-    if let last = needsComma.last {
-      if last { bytes.append(UInt8(ascii: ",")) }
-      needsComma[needsComma.count - 1] = true
+    guard depth > 0 else { return }
+    if needsComma { bytes.append(UInt8(ascii: ",")) }
+    needsComma = true
+  }
+
+  /// The flag of the innermost open level.
+  private var needsComma: Bool {
+    get { depth <= 64 ? commaBits & (1 << (depth - 1)) != 0 : deepCommas[depth - 65] }
+    set {
+      if depth <= 64 {
+        if newValue { commaBits |= 1 << (depth - 1) } else { commaBits &= ~(1 << (depth - 1)) }
+      } else {
+        deepCommas[depth - 65] = newValue
+      }
     }
+  }
+
+  private mutating func open() {
+    depth += 1
+    if depth > 64 { deepCommas.append(false) } else { needsComma = false }
+  }
+
+  private mutating func close() {
+    if depth > 64 { deepCommas.removeLast() }
+    depth -= 1
   }
 
   public mutating func beginObject() {
     separate()
     bytes.append(UInt8(ascii: "{"))
-    needsComma.append(false)
+    open()
   }
 
   public mutating func endObject() {
-    needsComma.removeLast()
+    close()
     bytes.append(UInt8(ascii: "}"))
   }
 
   public mutating func beginArray() {
     separate()
     bytes.append(UInt8(ascii: "["))
-    needsComma.append(false)
+    open()
   }
 
   public mutating func endArray() {
-    needsComma.removeLast()
+    close()
     bytes.append(UInt8(ascii: "]"))
   }
 
@@ -47,14 +72,14 @@ public struct JSONWriter {
     raw(name)
     bytes.append(UInt8(ascii: "\""))
     bytes.append(UInt8(ascii: ":"))
-    needsComma[needsComma.count - 1] = false
+    needsComma = false
   }
 
   public mutating func key(_ name: String) {
     separate()
     writeString(name)
     bytes.append(UInt8(ascii: ":"))
-    needsComma[needsComma.count - 1] = false
+    needsComma = false
   }
 
   public mutating func string(_ s: String) {
@@ -136,6 +161,17 @@ public struct JSONWriter {
 
   private mutating func writeString(_ s: String) {
     bytes.append(UInt8(ascii: "\""))
+    // Most strings (ids, names, states) need no escaping: copy their bytes in one go.
+    let copied =
+      s.utf8.withContiguousStorageIfAvailable { utf8 in
+        guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+        bytes.append(contentsOf: utf8)
+        return true
+      } ?? false
+    if copied {
+      bytes.append(UInt8(ascii: "\""))
+      return
+    }
     for c in s.utf8 {
       switch c {
       case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])

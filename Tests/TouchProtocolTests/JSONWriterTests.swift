@@ -35,6 +35,38 @@ import Testing
     #expect(String(decoding: w.bytes, as: UTF8.self) == "[-9223372036854775808,9223372036854775807,null]")
   }
 
+  @Test func plainAndEscapedStringsAndKeysMix() throws {
+    var w = JSONWriter()
+    w.beginObject()
+    for (i, text) in ["plain", "with \"quote\"", "", "ünïcødé", "tab\tend"].enumerated() {
+      w.key(i % 2 == 0 ? "k\(i)" : "k\"\(i)")
+      w.string(text)
+    }
+    w.endObject()
+    #expect(
+      String(decoding: w.bytes, as: UTF8.self)
+        == #"{"k0":"plain","k\"1":"with \"quote\"","k2":"","k\"3":"ünïcødé","k4":"tab\tend"}"#)
+  }
+
+  /// Commas are tracked per level: with bits for the first 64 levels and an array beyond.
+  @Test func commasAreRightAtAnyDepth() throws {
+    for depth in [1, 2, 63, 64, 65, 100] {
+      var w = JSONWriter()
+      var expected = ""
+      for _ in 0..<depth {
+        w.beginArray()
+        w.int(1)
+        expected += "[1,"
+      }
+      for level in 0..<depth {
+        w.int(2)
+        w.endArray()
+        expected += "2]" + (level == depth - 1 ? "" : ",")
+      }
+      #expect(String(decoding: w.bytes, as: UTF8.self) == expected, "depth \(depth)")
+    }
+  }
+
   @Test func headroomIsReservedInFront() {
     var w = JSONWriter(headroom: 16)
     w.beginObject()
