@@ -64,13 +64,14 @@ import TouchRelayClient
 
 /// Several messages pending for one observer leave in one send; the client must still see
 /// each one whole and in order, for small and large messages and any batch size.
-@Suite struct BatchedDeliveryTests {
+/// Serialized, gestures off and at most 20 fingers: bursts like this, three at once, starved the
+/// timing-sensitive vector suite running beside it on a 2-core machine.
+@Suite(.serialized) struct BatchedDeliveryTests {
   @Test(arguments: [32 * 1024, 0, 100])
   func aBurstArrivesWholeAndInOrder(batchBytes: Int) async throws {
     let relay = try TestRelay {
       $0.writeBatchBytes = batchBytes
-      $0.limits.maxTouchesPerFrame = 40
-      $0.limits.maxFingers = 40
+      $0.gestures = false  // only the mirror matters here
       $0.limits.observerQueue = 10_000
       $0.limits.maxFramesPerSecond = 100_000
     }
@@ -80,7 +81,7 @@ import TouchRelayClient
     // Touch counts whose mirrors need 7- and 16-bit payload lengths. (A 64-bit one needs a
     // message over 64 KB, which a debug build parses slowly enough to upset the timing of the
     // suites running beside this one; FrameBatchTests covers that header.)
-    func fingers(_ pair: Int) -> Int { [1, 3, 40, 2][pair % 4] }
+    func fingers(_ pair: Int) -> Int { [1, 3, 20, 2][pair % 4] }
     var frames: [String] = []
     for pair in 1...60 {
       let ids = 1...fingers(pair)
