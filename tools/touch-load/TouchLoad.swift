@@ -61,7 +61,7 @@ struct TouchLoad: AsyncParsableCommand {
     help:
       "How often each event loop sends the frames that are due. Latency counts from when a frame was due, so a coarser tick shows as latency; a finer one costs touch-load more wake-ups."
   )
-  var tick = "500us"
+  var tick = "250us"
 
   @Option(name: .long, help: "Time to wait after the last frame for messages still in flight.")
   var drain = "1s"
