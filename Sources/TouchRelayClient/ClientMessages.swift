@@ -13,7 +13,7 @@ public enum ClientMessageEncoder {
   public static func frame(_ frame: Frame, into buffer: inout ByteBuffer) {
     var w = JSONWriter(capacity: 48 + 72 * frame.touches.count)
     write(frame, &w)
-    buffer.writeBytes(w.bytes)
+    w.withUnsafeBytes { _ = buffer.writeBytes($0) }
   }
 
   private static func write(_ frame: Frame, _ w: inout JSONWriter) {

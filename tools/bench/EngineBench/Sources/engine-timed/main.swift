@@ -48,7 +48,29 @@ let scannerNs = measure(units: bytes.count, budget: budget) { SmallFrames.decode
 let jsonDecoder = JSONDecoder()
 let foundationNs = measure(units: datas.count, budget: budget) { SmallFrames.decodeAllFoundation(jsonDecoder, datas) }
 
+// Encoding what observers get: every gesture event of the trace, and the raw mirror of
+// every frame, as the server encodes them (with lws headroom).
+let (gestureEvents, origin): ([GestureEvent], Origin) = {
+  var engine = SourceEngine(hello: trace.hello, maxFingers: 10)
+  var events: [GestureEvent] = []
+  for f in trace.frames { events += engine.process(f).events }
+  return (events, Origin(source: "s-0123456789ab", seq: 1234, t: 5678.25, rt: 91011.125))
+}()
+let gestureEncodeNs = measure(units: max(gestureEvents.count, 1), budget: budget) {
+  var n = 0
+  for e in gestureEvents { n &+= ServerMessage.gesture(e, origin: origin, headroom: 16).count }
+  return n
+}
+let touchesEncodeNs = measure(units: trace.frames.count, budget: budget) {
+  var n = 0
+  for f in trace.frames { n &+= ServerMessage.touches(f, origin: origin, headroom: 16).count }
+  return n
+}
+
 let result: [String: Any] = [
+  "gestureMessages": gestureEvents.count,
+  "gestureEncodeNsPerMessage": (gestureEncodeNs * 10).rounded() / 10,
+  "touchesEncodeNsPerMessage": (touchesEncodeNs * 10).rounded() / 10,
   "frames": trace.frames.count,
   "touchPoints": trace.touchPoints,
   "engineOutputs": trace.events,
