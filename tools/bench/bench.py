@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -20,7 +21,9 @@ import tempfile
 import threading
 import time
 
-SCENARIOS = ["baseline", "ingest", "fanout", "connections", "engine", "overhead"]
+# The engine runs right after the baseline: run after the connections scenario, it read up
+# to 1.6x slower while the kernel was still tearing down 10,000 sockets.
+SCENARIOS = ["baseline", "engine", "ingest", "fanout", "connections", "overhead"]
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 # Targets of issue 4 ("Targets").
@@ -42,6 +45,10 @@ class Bench:
         self.results = {}
         self.work = tempfile.mkdtemp(prefix="touch-bench-")
         self.started = time.time()
+        # "Pinned" placement: the server on CPU 0, touch-load with one event loop on CPU 1, so
+        # neither preempts the other (three busy threads on two cores cost the server's one
+        # thread whole scheduler slices, which showed as 10-30 ms p99 at half load).
+        self.can_pin = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
 
     # MARK: helpers
 
@@ -58,14 +65,31 @@ class Bench:
     def rel(self, s):
         return s.replace(self.a.root + "/", "").replace(self.work + "/", "$TMP/")
 
-    def touch_load(self, url, args, tag):
+    def touch_load(self, url, args, tag, cpu=None):
         """Runs touch-load in the background; returns (proc, json path)."""
         out = os.path.join(self.work, f"{tag}.json")
-        cmd = [self.a.load, "--url", url, *args, "--json", out, "-q"]
+        pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+        cmd = [*pin, self.a.load, "--url", url, *args, "--json", out, "-q"]
         self.note(cmd)
         proc = subprocess.Popen(cmd, stdout=open(os.path.join(self.work, f"{tag}.out"), "w"),
                                 stderr=subprocess.STDOUT)
         return proc, out
+
+    def settle(self, idle=0.9, longest=20.0):
+        """Waits (up to `longest` s) until the machine is at least `idle` idle over half a
+        second: a scenario must not start while the last one's processes and sockets wind down."""
+        def sample():
+            with open("/proc/stat") as f:
+                v = [int(x) for x in f.readline().split()[1:]]
+            return v[3] + v[4], sum(v)  # idle + iowait, total
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < longest:
+            i0, a0 = sample()
+            time.sleep(0.5)
+            i1, a1 = sample()
+            if a1 > a0 and (i1 - i0) / (a1 - a0) >= idle:
+                return
+        self.log(f"  (machine still busy after {longest:.0f} s; going on)")
 
     # MARK: baseline
 
@@ -85,10 +109,13 @@ class Bench:
         batched = statistics.median(x for run in b["runs"] for x in run["send_batched_us_all"])
         b.update({"send_us": round(send, 3), "recv_wake_us": round(recv, 3), "send_batched_us": round(batched, 3),
                   "repeats": sum(run["repeats"] for run in b["runs"]),
-                  "fanout_limit_per_cpu_s": round(1e6 / send), "ingest_limit_per_cpu_s": round(1e6 / (send + recv))})
+                  # The issue's model: fan-out = 1 / send, ingest = 1 / (recv + send), with its 4.7 µs
+                  # send being a send to a peer that is already awake (our back-to-back figure) and
+                  # its 9 µs recv including the wake-up. The send that wakes an idle peer is reported.
+                  "fanout_limit_per_cpu_s": round(1e6 / batched), "ingest_limit_per_cpu_s": round(1e6 / (batched + recv))})
         self.log(f"  this measurement: send {r['send_us']:.2f} µs (waking an idle peer; {r['send_batched_us']:.2f} µs "
                  f"back to back), recv+wake {r['recv_wake_us']:.2f} µs")
-        self.log(f"  pooled: send {send:.2f} µs, recv+wake {recv:.2f} µs -> fan-out limit "
+        self.log(f"  pooled: send {batched:.2f} µs (back to back), recv+wake {recv:.2f} µs -> fan-out limit "
                  f"{b['fanout_limit_per_cpu_s']:,.0f} deliveries/CPU-s, ingest limit "
                  f"{b['ingest_limit_per_cpu_s']:,.0f} frames/CPU-s")
 
@@ -100,14 +127,18 @@ class Bench:
 
     # MARK: one load run against a fresh server
 
-    def load_run(self, tag, server_flags, load_args, expected, duration, window):
+    def load_run(self, tag, server_flags, load_args, expected, duration, window, pinned=False):
         """Starts a server, runs touch-load, measures the server's CPU over a steady window
-        (once all `expected` connections are open, plus a settle second) and its RSS."""
-        server = Server(self, server_flags, tag)
+        (once all `expected` connections are open, plus a settle second) and its RSS.
+        `pinned`: server on CPU 0, touch-load on CPU 1 with one event loop thread."""
+        pinned = pinned and self.can_pin
+        server = Server(self, server_flags, tag, cpu=0 if pinned else None)
         try:
             base_fds = server.fds()
             rss0 = server.rss_kb()
-            proc, out = self.touch_load(server.url, [*load_args, "-d", f"{duration}s"], tag)
+            load_args = [*load_args, "--threads", "1"] if pinned else load_args
+            proc, out = self.touch_load(server.url, [*load_args, "-d", f"{duration}s"], tag,
+                                        cpu=1 if pinned else None)
             t_launch = time.monotonic()
             connected_at = None
             while time.monotonic() - t_launch < 60 and proc.poll() is None:
@@ -136,6 +167,7 @@ class Bench:
         mps = rep["messagesPerSecond"]
         r = {
             "tag": tag,
+            "placement": "pinned" if pinned else "shared",
             "framesPerSecond": round(fps, 1),
             "messagesPerSecond": round(mps, 1),
             "framesSent": rep["framesSent"],
@@ -174,29 +206,67 @@ class Bench:
                 and r["messagesPerObserverMin"] > 0)
 
     def ingest(self):
-        self.log("\n## ingest: N sources x 60 Hz, one raw observer each, gestures on")
-        steps = [100, 200, 400] if self.quick else [100, 200, 300, 400, 600, 800, 1000]
+        self.log("\n## ingest: N sources x 60 Hz, one raw observer each, gestures on"
+                 + (" (server on CPU 0, touch-load on CPU 1)" if self.can_pin else ""))
+        steps = [100, 300, 500] if self.quick else [100, 200, 300, 400, 450, 500, 550, 600, 800, 1000]
         duration, window = (7, 4) if self.quick else (11, 7)
         _, limit = self.limits()
         runs = []
         for n in steps:
-            r = self.load_run(f"ingest-{n}", [], self.ingest_args(n), 2 * n, duration, window)
-            r["sources"] = n
-            r["held"] = self.held(r, INGEST_P99_LIMIT)
-            r["fractionOfLimit"] = round(r["framesPerServerCpuSecond"] / limit, 3) if limit and r["framesPerServerCpuSecond"] else None
-            runs.append(r)
-            self.log(f"    {n} sources: {r['framesPerSecond']:,.0f} frames/s, p99 {r['p99']:.2f} ms, "
-                     f"dropped {r['droppedMessages']}, server CPU {fmt(r['serverCpuShare'], '.0%')}, "
-                     f"{fmt(r['framesPerServerCpuSecond'], ',.0f')} frames/server-CPU-s "
-                     f"({fmt(r['fractionOfLimit'], '.2f')} of limit), touch-load CPU {r['loadCpuSeconds']} s"
-                     f" -> {'held' if r['held'] else 'NOT held'}")
+            # A step that fails is run once more before the search stops: on this VM one run
+            # in a few catches a slow spell (the 5 ms claim below needs a median of three).
+            # Both runs are in the table.
+            for attempt in range(1 if self.quick else 2):
+                r = self.load_run(f"ingest-{n}" + ("-retry" if attempt else ""), [], self.ingest_args(n), 2 * n,
+                                  duration, window, pinned=True)
+                r["sources"] = n
+                r["held"] = self.held(r, INGEST_P99_LIMIT)
+                r["fractionOfLimit"] = round(r["framesPerServerCpuSecond"] / limit, 3) if limit and r["framesPerServerCpuSecond"] else None
+                runs.append(r)
+                self.log(f"    {n} sources: {r['framesPerSecond']:,.0f} frames/s, p99 {r['p99']:.2f} ms, "
+                         f"dropped {r['droppedMessages']}, server CPU {fmt(r['serverCpuShare'], '.0%')}, "
+                         f"{fmt(r['framesPerServerCpuSecond'], ',.0f')} frames/server-CPU-s "
+                         f"({fmt(r['fractionOfLimit'], '.2f')} of limit), touch-load CPU {r['loadCpuSeconds']} s"
+                         f" -> {'held' if r['held'] else 'NOT held'}")
+                if r["held"]:
+                    break
             if not r["held"]:
                 break
         held = [r for r in runs if r["held"]]
         best = max(held, key=lambda r: r["framesPerSecond"]) if held else None
-        held5 = [r for r in held if r["p99"] < TARGET_INGEST_HELD_P99]
-        best5 = max(held5, key=lambda r: r["framesPerSecond"]) if held5 else None
-        self.results["ingest"] = {"steps": runs, "best": best, "bestP99Under5": best5,
+        # One run under 5 ms can be luck on this VM: the best such step is run twice more and
+        # counts only if the median p99 of its three runs is under 5 ms (else the next lower).
+        best5 = None
+        candidates = sorted((r for r in held if r["p99"] < TARGET_INGEST_HELD_P99),
+                            key=lambda r: -r["framesPerSecond"])
+        for cand in candidates[:1 if self.quick else 2]:
+            n = cand["sources"]
+            repeats = [cand]
+            for k in range(0 if self.quick else 2):
+                rr = self.load_run(f"ingest-{n}-again{k}", [], self.ingest_args(n), 2 * n, duration, window, pinned=True)
+                rr["sources"] = n
+                rr["held"] = self.held(rr, INGEST_P99_LIMIT)
+                repeats.append(rr)
+            med = statistics.median(r["p99"] for r in repeats)
+            self.log(f"    {n} sources again: p99 " + ", ".join(f"{r['p99']:.2f}" for r in repeats)
+                     + f" ms -> median {med:.2f} ms")
+            cand["repeatP99s"] = [r["p99"] for r in repeats]
+            cand["medianP99"] = med
+            if med < TARGET_INGEST_HELD_P99 and all(r["held"] for r in repeats):
+                best5 = cand
+                break
+        # The same load with both processes free to run anywhere (touch-load's default threads),
+        # to show what the placement is worth.
+        shared = None
+        if self.can_pin and (best5 or best):
+            n = (best5 or best)["sources"]
+            shared = self.load_run(f"ingest-{n}-shared", [], self.ingest_args(n), 2 * n, duration, window)
+            shared["sources"] = n
+            shared["held"] = self.held(shared, INGEST_P99_LIMIT)
+            shared["fractionOfLimit"] = None
+            self.log(f"    {n} sources, unpinned: {shared['framesPerSecond']:,.0f} frames/s, p99 {shared['p99']:.2f} ms, "
+                     f"server CPU {fmt(shared['serverCpuShare'], '.0%')}, touch-load CPU {shared['loadCpuSeconds']} s")
+        self.results["ingest"] = {"steps": runs, "best": best, "bestP99Under5": best5, "shared": shared,
                                   "limit": limit}
 
     # MARK: fan-out
@@ -368,7 +438,7 @@ class Bench:
 
     def overhead(self):
         n = 200 if self.quick else 400
-        repeats = 1 if self.quick else 3
+        repeats = 1 if self.quick else 5
         duration, window = (7, 4) if self.quick else (10, 6)
         self.log(f"\n## overhead: {n} sources x 60 Hz (one raw observer each), gestures on vs --no-gestures"
                  " (and metrics on vs --no-metrics)")
@@ -376,7 +446,8 @@ class Bench:
         for k in range(repeats):
             for flags, runs, label in [([], on, "on"), (["--no-gestures"], off, "off"),
                                        (["--no-metrics"], nometrics, "no-metrics")]:
-                r = self.load_run(f"overhead-{label}-{k}", flags, self.ingest_args(n), 2 * n, duration, window)
+                r = self.load_run(f"overhead-{label}-{k}", flags, self.ingest_args(n), 2 * n, duration, window,
+                                  pinned=True)
                 runs.append(r)
                 self.log(f"    gestures {label}: {r['framesPerSecond']:,.0f} frames/s, p99 {r['p99']:.2f} ms, "
                          f"server CPU {fmt(r['serverCpuShare'], '.0%')}, "
@@ -398,7 +469,7 @@ class Bench:
         ing = self.results.get("ingest")
         if ing:
             ing["limit"] = ing_limit
-            for r in ing["steps"]:
+            for r in ing["steps"] + ([ing["shared"]] if ing.get("shared") else []):
                 if r["framesPerServerCpuSecond"]:
                     r["fractionOfLimit"] = round(r["framesPerServerCpuSecond"] / ing_limit, 3)
         fo = self.results.get("fanout")
@@ -430,31 +501,37 @@ class Bench:
                       f"limits from the median of all {b['repeats']} repeats):", "",
                       "| kernel cost, µs of CPU | " + " | ".join(r["when"] for r in runs) + " | pooled | limit |",
                       "| --- | " + " | ".join("---:" for _ in runs) + " | ---: | --- |",
-                      "| send, waking an idle peer | " + " | ".join(f"{r['send_us']:.2f}" for r in runs)
-                      + f" | {b['send_us']:.2f} | fan-out: {b['fanout_limit_per_cpu_s']:,.0f} deliveries per CPU-second |",
+                      "| send, back to back (the peer awake) | " + " | ".join(f"{r['send_batched_us']:.2f}" for r in runs)
+                      + f" | {b['send_batched_us']:.2f} | fan-out: {b['fanout_limit_per_cpu_s']:,.0f} deliveries per CPU-second (1 / send) |",
                       "| wake-up + recv of one message | " + " | ".join(f"{r['recv_wake_us']:.2f}" for r in runs)
-                      + f" | {b['recv_wake_us']:.2f} | ingest: {b['ingest_limit_per_cpu_s']:,.0f} frames per CPU-second (1 / (send + recv)) |",
-                      "| send, back to back (reference) | " + " | ".join(f"{r['send_batched_us']:.2f}" for r in runs)
-                      + f" | {b['send_batched_us']:.2f} | |", ""]
+                      + f" | {b['recv_wake_us']:.2f} | ingest: {b['ingest_limit_per_cpu_s']:,.0f} frames per CPU-second (1 / (recv + send)) |",
+                      "| send, waking an idle peer (reference) | " + " | ".join(f"{r['send_us']:.2f}" for r in runs)
+                      + f" | {b['send_us']:.2f} | |", ""]
 
         ing = self.results.get("ingest")
         if ing:
-            lines += ["Ingest (N sources × 60 Hz, `--send-idle`, one raw observer each, gestures on; server CPU over a steady window):", "",
-                      "| sources | frames/s | p50 ms | p99 ms | dropped | server CPU | frames per server CPU-s | of limit | touch-load CPU-s | held |",
-                      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
-            for r in ing["steps"]:
-                lines.append(f"| {r['sources']} | {r['framesPerSecond']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
+            lines += ["Ingest (N sources × 60 Hz, `--send-idle`, one raw observer each, gestures on; server CPU over a steady window; "
+                      "pinned: server on CPU 0, touch-load `--threads 1` on CPU 1; shared: neither pinned, touch-load's default threads):", "",
+                      "| sources | placement | frames/s | p50 ms | p99 ms | dropped | server CPU | frames per server CPU-s | of limit | touch-load CPU-s | held |",
+                      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+            for r in ing["steps"] + ([ing["shared"]] if ing.get("shared") else []):
+                lines.append(f"| {r['sources']} | {r['placement']} | {r['framesPerSecond']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
                              f"{r['droppedMessages']} | {fmt(r['serverCpuShare'], '.0%')} | {fmt(r['framesPerServerCpuSecond'], ',.0f')} | "
                              f"{fmt(r['fractionOfLimit'], '.2f')} | {r['loadCpuSeconds']:.1f} of {r['loadElapsed']:.0f} s | "
                              f"{'yes' if r['held'] else 'no'} |")
             lines.append("")
+            for r in ing["steps"]:
+                if r.get("repeatP99s"):
+                    lines += [f"{r['sources']} sources run three times (pinned): p99 "
+                              + ", ".join(f"{p:.2f}" for p in r["repeatP99s"]) + f" ms, median {r['medianP99']:.2f} ms.", ""]
             best, best5 = ing["best"], ing["bestP99Under5"]
             if best and best.get("fractionOfLimit") is not None:
                 targets.append(("ingest: frames per server CPU-second / ingest limit "
                                 f"(at {best['sources']} sources)", best["fractionOfLimit"], TARGET_INGEST_FRACTION, ">="))
             else:
                 targets.append(("ingest: frames per server CPU-second / ingest limit", None, TARGET_INGEST_FRACTION, ">="))
-            targets.append(("ingest: frames/s held with p99 < 5 ms" + (f" ({best5['sources']} sources, p99 {best5['p99']:.2f} ms)" if best5 else ""),
+            targets.append(("ingest: frames/s held with p99 < 5 ms" + (f" ({best5['sources']} sources, median p99 of "
+                            f"{len(best5['repeatP99s'])} runs {best5['medianP99']:.2f} ms)" if best5 else ""),
                             best5["framesPerSecond"] if best5 else 0, TARGET_INGEST_HELD, ">="))
 
         fo = self.results.get("fanout")
@@ -500,7 +577,9 @@ class Bench:
                       f"| engine, ns per touch point | {fmt(o.get('engineNsPerTouchPoint'), '')} | {t['engineNsPerTouchPoint']} |",
                       f"| MessageDecoder, ns per frame | {fmt(o.get('messageDecoderNsPerFrame'), '')} | {t['messageDecoderNsPerFrame']} |",
                       f"| Foundation JSONDecoder, ns per frame | {fmt(o.get('jsonDecoderNsPerFrame'), '')} | {t['jsonDecoderNsPerFrame']} |",
-                      f"| JSONDecoder / MessageDecoder | {fmt(o.get('jsonDecoderOverMessageDecoder'), '')} | {t['jsonDecoderOverMessageDecoder']} |"]
+                      f"| JSONDecoder / MessageDecoder | {fmt(o.get('jsonDecoderOverMessageDecoder'), '')} | {t['jsonDecoderOverMessageDecoder']} |",
+                      f"| `gesture` message encode ({t.get('gestureMessages', 0):,} of the trace's events), ns per message | — | {fmt(t.get('gestureEncodeNsPerMessage'), '')} |",
+                      f"| `touches` message encode (the trace's frames), ns per message | — | {fmt(t.get('touchesEncodeNsPerMessage'), '')} |"]
             if o.get("error"):
                 lines.append(f"\nordo-one/benchmark did not run: {o['error']}")
             lines.append("")
@@ -559,12 +638,13 @@ class Bench:
 class Server:
     """A release touch-relay on 127.0.0.1, port 0 (it prints the port on its first line)."""
 
-    def __init__(self, bench, flags, tag):
+    def __init__(self, bench, flags, tag, cpu=None):
         # Every load comes from one address and goes far past a phone's defaults: raise the
         # limits that would refuse it (the defaults are for the open internet, not a bench).
         limits = ["--max-connections-per-address", "100000", "--max-connections", "100000",
                   "--max-observers-per-session", "100000", "--max-sessions", "100000"]
-        cmd = [bench.a.relay, "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *limits, *flags]
+        pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+        cmd = [*pin, bench.a.relay, "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *limits, *flags]
         bench.note(cmd)
         self.err = open(os.path.join(bench.work, f"{tag}.server.err"), "w")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.err, text=True)
@@ -689,6 +769,7 @@ def main():
         b.baseline("first")
     for name in wanted:
         if name != "baseline":
+            b.settle()
             getattr(b, name)()
     if with_limits:
         b.baseline("last")
