@@ -94,6 +94,26 @@ import TouchRelayClient
     #expect(text.contains("port must be from 0 to 65535"), "\(text)")
   }
 
+  /// The write batch size: out of range by flag, not a number by environment.
+  @Test(arguments: [
+    (["--write-batch-bytes=-1"], [String: String](), "write batch bytes must be from 0 to 16777216"),
+    ([], ["TOUCH_RELAY_WRITE_BATCH_BYTES": "lots"], "TOUCH_RELAY_WRITE_BATCH_BYTES='lots' is not a valid value"),
+  ])
+  func refusesABadWriteBatchSize(arguments: [String], environment: [String: String], message: String) throws {
+    let p = Process()
+    p.executableURL = Self.binary
+    p.arguments = arguments
+    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let err = Pipe()
+    p.standardError = err
+    p.standardOutput = Pipe()
+    try p.run()
+    p.waitUntilExit()
+    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(p.terminationStatus != 0)
+    #expect(text.contains(message), "\(text)")
+  }
+
   @Test func portInUseIsAClearError() throws {
     let (first, port, _) = try Self.launch()
     defer {
