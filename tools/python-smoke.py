@@ -38,6 +38,23 @@ async def scenario(port):
             check("NaN refused as non_finite", err.get("code") == "non_finite", err)
         left = json.loads(await obs.recv())
         check("left notice on clean close", left.get("event") == "left", left)
+    # A burst reaches an observer whole and in order, batched into few sends (no deflate) or
+    # one compressed message per send (deflate).
+    for comp in (None, "deflate"):
+        async with websockets.connect(f"{base}/v1/observe/burst-{comp}?raw=1", compression=comp) as obs:
+            await obs.recv()
+            async with websockets.connect(f"{base}/v1/source/burst-{comp}", compression=comp) as src:
+                await src.send(json.dumps({"type": "hello", "device": {"name": "burst", "width": 400, "height": 800}}))
+                await src.recv()
+                for i in range(1, 101):
+                    await src.send(json.dumps({"type": "frame", "seq": i, "t": i * 16, "touches": [
+                        {"id": 1, "phase": "began" if i == 1 else "moved", "x": i + 0.5, "y": 2}]}))
+                seqs = []
+                while len(seqs) < 100:
+                    m = json.loads(await asyncio.wait_for(obs.recv(), 5))
+                    if m.get("type") == "touches" and m["touches"][0]["x"] == m["seq"] + 0.5:
+                        seqs.append(m["seq"])
+                check(f"burst of 100 in order ({comp or 'no compression'})", seqs == list(range(1, 101)), seqs[:10])
     # permessage-deflate is negotiated, and the size limit counts inflated bytes.
     async with websockets.connect(f"{base}/v1/source/zip") as src:
         ext = src.response_headers.get("Sec-WebSocket-Extensions", "")
