@@ -26,7 +26,7 @@ final class FrameBatch {
     frameCount = 0
   }
 
-  /// The frames, for `lws_write`; valid until the next `append` or `removeAll`.
+  /// The frames, for `lws_write`; valid until the next `appendText` or `removeAll`.
   var frames: UnsafeMutablePointer<UInt8> {
     storage.baseAddress!.advanced(by: headroom).assumingMemoryBound(to: UInt8.self)
   }
