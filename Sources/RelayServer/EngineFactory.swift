@@ -4,7 +4,7 @@ import TouchProtocol
 extension RelayConfiguration {
   /// A source's gesture processor: the engine, or the pass-through with `--no-gestures`.
   func makeProcessor(for hello: Hello) -> any GestureProcessor {
-    gestures ? EngineProcessor(SourceEngine(hello: hello, maxFingers: limits.maxFingers)) : PassThroughProcessor()
+    gestures ? EngineProcessor(hello: hello, maxFingers: limits.maxFingers) : PassThroughProcessor()
   }
 
   /// Why a hello's scene cannot run here, if it cannot.

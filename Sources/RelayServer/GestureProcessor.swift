@@ -15,22 +15,6 @@ protocol GestureProcessor: AnyObject {
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError>
 }
 
-/// The gesture engine, in place: each call forwards to the `SourceEngine` it holds and returns
-/// the engine's own output.
-final class EngineProcessor: GestureProcessor {
-  private var engine: SourceEngine
-
-  init(_ engine: SourceEngine) { self.engine = engine }
-
-  var sceneState: JSONValue? { engine.sceneState }
-  var nextDeadline: Double? { engine.nextDeadline }
-  func update(hello: Hello) -> EngineOutput { engine.update(hello: hello) }
-  func process(_ frame: Frame) -> EngineOutput { engine.process(frame) }
-  func advance(to t: Double) -> EngineOutput { engine.advance(to: t) }
-  func cancelAll(at t: Double) -> EngineOutput { engine.cancelAll(at: t) }
-  func control(_ c: Control) -> Result<EngineOutput, ProtocolError> { engine.control(c) }
-}
-
 /// `--no-gestures`: the raw mirror only.
 final class PassThroughProcessor: GestureProcessor {
   var sceneState: JSONValue? { nil }

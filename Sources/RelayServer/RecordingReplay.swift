@@ -66,7 +66,7 @@ public enum RecordingReplay {
         throw Failure(line: number, why: "unknown record \(line.prefix(80))")
       }
       while let m = observer.queue.pop() {
-        out.append(String(decoding: UnsafeRawBufferPointer(rebasing: m.bytes[m.headroom...]), as: UTF8.self))
+        out.append(m.withPayload { String(decoding: $0, as: UTF8.self) })
       }
     }
     return out

@@ -113,6 +113,7 @@ extension Relay {
   func writable(_ conn: Connection, wsi: OpaquePointer) -> Int32 {
     conn.writeRequested = false
     conn.inFlight = nil
+    var wrote = false
     if conn.batchesWrites {
       batch.removeAll()
       while batch.byteCount < config.writeBatchBytes, let m = nextMessage(conn) {
@@ -122,8 +123,7 @@ extension Relay {
       if batch.frameCount > 0 {
         // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
         if lws_write(wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return -1 }
-        if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
-        return 0
+        wrote = true
       }
     } else if let m = nextMessage(conn) {
       let n = lws_write(
@@ -132,6 +132,9 @@ extension Relay {
       if n < 0 { return -1 }
       conn.inFlight = m
       sent(m, on: conn)
+      wrote = true
+    }
+    if wrote {
       if conn.hasPendingOutput || conn.pendingClose != nil { requestWrite(conn) }
       return 0
     }

@@ -182,6 +182,11 @@ public final class WebSocketConnection: Sendable {
     try await write(last, mask: mask).get()
   }
 
+  /// Text messages in order with one flush (the server reads them in as few reads as it can).
+  public func send(texts: [String]) async throws {
+    try await send(frames: texts.map { WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: $0)) })
+  }
+
   public func send(text: String) async throws {
     try await send(frame: WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)))
   }

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOWebSocket
 import Testing
 import TouchProtocol
 import TouchRelayClient
@@ -90,7 +88,7 @@ import TouchRelayClient
       frames.append(frameText(2 * pair, t: at + 8, ids.map { ($0, "cancelled", at + 0.123456, Double($0) + 0.654321) }))
     }
     // One flush: the server reads them in a few receives and queues many messages at once.
-    try await src.send(frames: frames.map { WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: $0)) })
+    try await src.send(texts: frames)
     for seq in 1...120 {
       let m = try await obs.nextJSON(type: "touches")
       #expect(m["seq"]?.intValue == seq)

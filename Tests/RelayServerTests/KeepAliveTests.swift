@@ -1,5 +1,3 @@
-import NIOCore
-import NIOWebSocket
 import Testing
 import TouchRelayClient
 
@@ -42,10 +40,8 @@ import TouchRelayClient
     // A pan in progress, then nothing at all, not even pongs.
     // In one flush, so no timer can fire between the frames on a loaded machine.
     try await phone.send(
-      frames: [(1, 100.0), (2, 130.0), (3, 160.0)].map { seq, x in
-        WebSocketFrame(
-          fin: true, opcode: .text,
-          data: ByteBuffer(string: frameText(seq, t: Double(seq) * 16, [(1, seq == 1 ? "began" : "moved", x, 100)])))
+      texts: [(1, 100.0), (2, 130.0), (3, 160.0)].map { seq, x in
+        frameText(seq, t: Double(seq) * 16, [(1, seq == 1 ? "began" : "moved", x, 100)])
       })
     let began = try await watcher.nextJSON(type: "gesture")
     #expect(began["gesture"]?.stringValue == "pan" && began["state"]?.stringValue == "began")

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOWebSocket
 import RelayServer
 import Testing
 import TouchRelayClient
@@ -25,13 +23,12 @@ import TouchRelayClient
     // One flush: the server reads the whole script at once, so a loaded machine cannot let the
     // single-tap timer fire between the two taps.
     var seq = 0
-    var frames: [WebSocketFrame] = []
+    var frames: [String] = []
     for (id, phase, x, y, t) in script {
       seq += 1
-      frames.append(
-        WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: frameText(seq, t: t, [(id, phase, x, y)]))))
+      frames.append(frameText(seq, t: t, [(id, phase, x, y)]))
     }
-    try await phone.send(frames: frames)
+    try await phone.send(texts: frames)
     try await Task.sleep(for: .milliseconds(700))  // the long press timer fires live
     for step in 1...5 {
       seq += 1

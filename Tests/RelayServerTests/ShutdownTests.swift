@@ -81,16 +81,25 @@ import TouchRelayClient
     #expect(!p.isRunning && p.terminationStatus == 0)
   }
 
-  @Test func refusesABadFlagWithAClearMessage() throws {
+  /// Runs the binary to completion (it is expected to refuse to start); its status and stderr.
+  static func runToExit(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+    status: Int32, stderr: String
+  ) {
     let p = Process()
-    p.executableURL = Self.binary
-    p.arguments = ["--port", "70000"]
+    p.executableURL = binary
+    p.arguments = arguments
+    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let err = Pipe()
     p.standardError = err
+    p.standardOutput = Pipe()
     try p.run()
     p.waitUntilExit()
-    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(p.terminationStatus != 0)
+    return (p.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+  }
+
+  @Test func refusesABadFlagWithAClearMessage() throws {
+    let (status, text) = try Self.runToExit(["--port", "70000"])
+    #expect(status != 0)
     #expect(text.contains("port must be from 0 to 65535"), "\(text)")
   }
 
@@ -100,17 +109,8 @@ import TouchRelayClient
     ([], ["TOUCH_RELAY_WRITE_BATCH_BYTES": "lots"], "TOUCH_RELAY_WRITE_BATCH_BYTES='lots' is not a valid value"),
   ])
   func refusesABadWriteBatchSize(arguments: [String], environment: [String: String], message: String) throws {
-    let p = Process()
-    p.executableURL = Self.binary
-    p.arguments = arguments
-    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let err = Pipe()
-    p.standardError = err
-    p.standardOutput = Pipe()
-    try p.run()
-    p.waitUntilExit()
-    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(p.terminationStatus != 0)
+    let (status, text) = try Self.runToExit(arguments, environment: environment)
+    #expect(status != 0)
     #expect(text.contains(message), "\(text)")
   }
 
@@ -120,16 +120,8 @@ import TouchRelayClient
       first.terminate()
       first.waitUntilExit()
     }
-    let p = Process()
-    p.executableURL = Self.binary
-    p.arguments = ["--port", String(port)]
-    let err = Pipe()
-    p.standardError = err
-    p.standardOutput = Pipe()
-    try p.run()
-    p.waitUntilExit()
-    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(p.terminationStatus == 1)
+    let (status, text) = try Self.runToExit(["--port", String(port)])
+    #expect(status == 1)
     #expect(text.contains("cannot listen"), "\(text)")
   }
 }

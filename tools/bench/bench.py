@@ -199,6 +199,13 @@ class Bench:
         return ["-c", str(n), "-r", "60", "--sessions", str(n), "--observers", "1", "--raw",
                 "--send-idle", "--warmup", "2s"]
 
+    def ingest_run(self, n, tag, duration, window, pinned=True):
+        """One ingest load of `n` sources, with whether it held."""
+        r = self.load_run(tag, [], self.ingest_args(n), 2 * n, duration, window, pinned=pinned)
+        r["sources"] = n
+        r["held"] = self.held(r, INGEST_P99_LIMIT)
+        return r
+
     @staticmethod
     def held(r, p99_limit):
         return (r["p99"] < p99_limit and r["droppedMessages"] == 0 and r["errors"] == 0
@@ -217,10 +224,7 @@ class Bench:
             # in a few catches a slow spell (the 5 ms claim below needs a median of three).
             # Both runs are in the table.
             for attempt in range(1 if self.quick else 2):
-                r = self.load_run(f"ingest-{n}" + ("-retry" if attempt else ""), [], self.ingest_args(n), 2 * n,
-                                  duration, window, pinned=True)
-                r["sources"] = n
-                r["held"] = self.held(r, INGEST_P99_LIMIT)
+                r = self.ingest_run(n, f"ingest-{n}" + ("-retry" if attempt else ""), duration, window)
                 r["fractionOfLimit"] = round(r["framesPerServerCpuSecond"] / limit, 3) if limit and r["framesPerServerCpuSecond"] else None
                 runs.append(r)
                 self.log(f"    {n} sources: {r['framesPerSecond']:,.0f} frames/s, p99 {r['p99']:.2f} ms, "
@@ -243,10 +247,7 @@ class Bench:
             n = cand["sources"]
             repeats = [cand]
             for k in range(0 if self.quick else 2):
-                rr = self.load_run(f"ingest-{n}-again{k}", [], self.ingest_args(n), 2 * n, duration, window, pinned=True)
-                rr["sources"] = n
-                rr["held"] = self.held(rr, INGEST_P99_LIMIT)
-                repeats.append(rr)
+                repeats.append(self.ingest_run(n, f"ingest-{n}-again{k}", duration, window))
             med = statistics.median(r["p99"] for r in repeats)
             self.log(f"    {n} sources again: p99 " + ", ".join(f"{r['p99']:.2f}" for r in repeats)
                      + f" ms -> median {med:.2f} ms")
@@ -260,9 +261,7 @@ class Bench:
         shared = None
         if self.can_pin and (best5 or best):
             n = (best5 or best)["sources"]
-            shared = self.load_run(f"ingest-{n}-shared", [], self.ingest_args(n), 2 * n, duration, window)
-            shared["sources"] = n
-            shared["held"] = self.held(shared, INGEST_P99_LIMIT)
+            shared = self.ingest_run(n, f"ingest-{n}-shared", duration, window, pinned=False)
             shared["fractionOfLimit"] = None
             self.log(f"    {n} sources, unpinned: {shared['framesPerSecond']:,.0f} frames/s, p99 {shared['p99']:.2f} ms, "
                      f"server CPU {fmt(shared['serverCpuShare'], '.0%')}, touch-load CPU {shared['loadCpuSeconds']} s")
@@ -522,7 +521,7 @@ class Bench:
             lines.append("")
             for r in ing["steps"]:
                 if r.get("repeatP99s"):
-                    lines += [f"{r['sources']} sources run three times (pinned): p99 "
+                    lines += [f"{r['sources']} sources run {len(r['repeatP99s'])} times (pinned): p99 "
                               + ", ".join(f"{p:.2f}" for p in r["repeatP99s"]) + f" ms, median {r['medianP99']:.2f} ms.", ""]
             best, best5 = ing["best"], ing["bestP99Under5"]
             if best and best.get("fractionOfLimit") is not None:
