@@ -38,6 +38,9 @@ import TouchRelayClient
   /// why. Each stays checked: the test fails once the disagreement goes away.
   static let knownDisagreements: [String: String] = [:]
 
+  /// Runs of one vector at most, when the machine's load broke the plan's timing.
+  static let attempts = 3
+
   @Test func vectorsAreFound() {
     #expect(Self.vectors.count >= 40)
   }
@@ -52,12 +55,24 @@ import TouchRelayClient
       try Test.cancel("\(v.file) skipped: \(reason)")
     }
     let relay = try SharedRelays.relay(maxFingers: v.maxFingers)
-    var outcome = try await SharedRelays.slots.run {
-      try await ServerReplay(plan: plan, relay: relay, session: "vector-\(v.name.prefix(48))")
-        .run(expectedMessages: direct.events.count + direct.scenes.count, closeEvents: direct.closeEvents)
+    var outcome = VectorOutcome()
+    var timing = ServerTiming()
+    // The plan keeps every timer `ServerPlan.safety` away from the steps around it; a machine
+    // so loaded that the server handled a step later than that may legitimately order a timer
+    // and a step the other way. Such a run proves nothing either way and is run again.
+    for attempt in 1...Self.attempts {
+      (outcome, timing) = try await SharedRelays.slots.run {
+        try await ServerReplay(plan: plan, relay: relay, session: "vector-\(v.name.prefix(44))-\(attempt)")
+          .run(expectedMessages: direct.events.count + direct.scenes.count, closeEvents: direct.closeEvents)
+      }
+      guard timing.lateness >= ServerPlan.safety, attempt < Self.attempts else { break }
+      Issue.record(
+        "\(v.file): the server handled a step \(Int(timing.lateness)) ms off the plan, run again",
+        severity: .warning)
     }
     // Which events a close produced is a property of the vector; the engine run knows it.
     outcome.closeEvents = direct.closeEvents
+    #expect(timing.closeProblems.isEmpty, "\(timing.closeProblems.joined(separator: "\n"))")
     let problems = VectorRunner.check(v, outcome, closeTimeTolerance: Self.closeTimeTolerance)
     let differences = VectorRunner.compare(
       direct, outcome, closeTimeTolerance: Self.closeTimeTolerance)
@@ -161,6 +176,8 @@ struct ServerPlan: Sendable {
 
   let hello: JSON
   private(set) var segments: [Segment] = []
+  /// When each frame goes out, by `seq`.
+  private(set) var frameAt: [Int64: Double] = [:]
   /// When the source closes (a `close` step), else nil.
   private(set) var closeAt: Double?
   /// Without a close: observation must end by then, since the server fires the engine's
@@ -202,6 +219,7 @@ struct ServerPlan: Sendable {
           if let why = clock.beforeSegment(starting: step, engine: replay.engine) { refuse(why) }
           current = Segment(at: clock.now)
         }
+        if case .frame(let f) = step.kind { frameAt[f.seq] = clock.now }
         current?.messages.append(step.message ?? .null)
         try replay.apply(step)
         clock.handled(step, engine: replay.engine)
@@ -300,7 +318,7 @@ struct ServerReplay {
   static let patience = Duration.seconds(3)
 
   /// `closeEvents`: indexes of the events the close produces, whose `t` is checked here.
-  func run(expectedMessages: Int, closeEvents: Set<Int> = []) async throws -> VectorOutcome {
+  func run(expectedMessages: Int, closeEvents: Set<Int> = []) async throws -> (VectorOutcome, ServerTiming) {
     // `raw=1`: each accepted frame's `touches` carries its `t` and the server's `rt`.
     let (observer, _) = try await relay.observer(session, query: "raw=1")
     let source = try await WebSocketConnection.connect(relay.url("/v1/source/\(session)"))
@@ -328,6 +346,7 @@ struct ServerReplay {
     var unexpected: [String] = []
     var lateWelcome: JSON?
     var latestFrame: (t: Double, rt: Double)?
+    var timing = ServerTiming()
     let deadline = plan.observeUntil.map(at) ?? (ContinuousClock.now + Self.patience)
     var quietUntil: ContinuousClock.Instant?
     while true {
@@ -349,10 +368,14 @@ struct ServerReplay {
       let json = try JSON.parse(Array(text.utf8))
       switch json["type"]?.string {
       case "touches":
-        latestFrame = (json["t"]?.number ?? .nan, json["rt"]?.number ?? .nan)
+        let frame = (t: json["t"]?.number ?? .nan, rt: json["rt"]?.number ?? .nan)
+        latestFrame = frame
+        if let seq = json["seq"]?.number, let planned = plan.frameAt[Int64(seq)] {
+          timing.frameHandled(at: frame.rt, planned: planned)
+        }
       case "gesture":
         if closeEvents.contains(outcome.events.count) {
-          checkCloseTime(json, latestFrame: latestFrame, sinceStart: ContinuousClock.now - start)
+          timing.closeEvent(json, latestFrame: latestFrame, plan: plan, sinceStart: ContinuousClock.now - start)
         }
         outcome.events.append(try VectorRunner.gestureFields(json))
       case "scene":
@@ -389,32 +412,7 @@ struct ServerReplay {
       let json = try JSON.parse(Array(text.utf8))
       if json["type"]?.string == "error" { outcome.errors.append(json.removing("type")) }
     }
-    return outcome
-  }
-
-  /// A cancel the close produced carries the device time of the close as the server estimates
-  /// it (protocol §4): the latest frame's `t` plus the server time since that frame (`rt`),
-  /// never before that frame. That rule is checked exactly; how late the close was, which the
-  /// machine's load decides, only within what the test itself saw pass since the first step
-  /// (which catches a clock in the wrong unit).
-  private func checkCloseTime(_ event: JSON, latestFrame: (t: Double, rt: Double)?, sinceStart: Duration) {
-    guard let t = event["t"]?.number, let rt = event["rt"]?.number else {
-      Issue.record("\(session): a close's event has no t or rt: \(event)")
-      return
-    }
-    guard let frame = latestFrame else {
-      #expect(t == 0, "\(session): with no frame before the close its t is the join's, 0")
-      return
-    }
-    let estimate = max(frame.t + (rt - frame.rt), frame.t)
-    #expect(
-      abs(t - estimate) < 1e-6,
-      "\(session): a close's t \(t) is not the latest frame's t \(frame.t) plus the server time since (\(rt - frame.rt) ms)"
-    )
-    let seen = Double(sinceStart.components.seconds) * 1000 + Double(sinceStart.components.attoseconds) / 1e15
-    #expect(
-      t >= frame.t && t <= frame.t + seen,
-      "\(session): a close's t \(t) is outside [\(frame.t), \(frame.t + seen)], the time the test saw pass")
+    return (outcome, timing)
   }
 
   /// The `welcome` of an observer that connects now, parsed as the tests' JSON.
@@ -428,5 +426,53 @@ struct ServerReplay {
     }
     await late.close()
     return welcome
+  }
+}
+
+/// When the server handled a replay's steps, read from the `rt` it stamps on what they
+/// caused, and the rule a close's device time follows.
+struct ServerTiming {
+  /// How far the server's handling strayed from the plan's spacing, in ms: frames against the
+  /// first one, the close against the latest frame.
+  private(set) var lateness = 0.0
+  /// Where the events a close produced break the close-time rule.
+  private(set) var closeProblems: [String] = []
+  private var first: (rt: Double, planned: Double)?
+  private var latest: (rt: Double, planned: Double)?
+
+  mutating func frameHandled(at rt: Double, planned: Double) {
+    let origin = first ?? (rt, planned)
+    first = origin
+    latest = (rt, planned)
+    lateness = max(lateness, abs((rt - origin.rt) - (planned - origin.planned)))
+  }
+
+  /// A close's event carries the device time of the close as the server estimates it
+  /// (protocol §4): the latest frame's `t` plus the server time since that frame (`rt`),
+  /// never before that frame. That rule is checked exactly; how late the close was, which the
+  /// machine's load decides, only within what the test itself saw pass since the first step
+  /// (which catches a clock in the wrong unit).
+  mutating func closeEvent(
+    _ event: JSON, latestFrame: (t: Double, rt: Double)?, plan: ServerPlan, sinceStart: Duration
+  ) {
+    guard let t = event["t"]?.number, let rt = event["rt"]?.number else {
+      return closeProblems.append("a close's event has no t or rt: \(event)")
+    }
+    if let closeAt = plan.closeAt, let latest {
+      lateness = max(lateness, (rt - latest.rt) - (closeAt - latest.planned))
+    }
+    guard let frame = latestFrame else {
+      if t != 0 { closeProblems.append("with no frame before the close, its t \(t) is not the join's, 0") }
+      return
+    }
+    let estimate = max(frame.t + (rt - frame.rt), frame.t)
+    if abs(t - estimate) > 1e-6 {
+      closeProblems.append(
+        "a close's t \(t) is not the latest frame's t \(frame.t) plus the server time since (\(rt - frame.rt) ms)")
+    }
+    let seen = Double(sinceStart.components.seconds) * 1000 + Double(sinceStart.components.attoseconds) / 1e15
+    if t > frame.t + seen {
+      closeProblems.append("a close's t \(t) is later than \(frame.t) + \(seen), the time the test saw pass")
+    }
   }
 }
