@@ -86,7 +86,7 @@ import TouchRelayClient
     try await src.send(frames: frames)
     try await Task.sleep(for: .milliseconds(300))
     let started = ContinuousClock.now
-    relay.stop()
+    await relay.stopAndWait()
     // The stop waits for the drain deadline, not for the observer.
     #expect(ContinuousClock.now - started < .seconds(5))
   }

@@ -28,7 +28,20 @@ final class TestRelay: Sendable {
     port = try server.start()
   }
 
-  func stop() { server.stop() }
+  /// Asks the server to stop and returns at once. Tests run on Swift's cooperative pool (two
+  /// threads here): waiting there for a drain would stall every other test's timers with it.
+  func stop() { server.requestStop() }
+
+  /// Stops the server and waits, on a thread of its own, until it has finished.
+  func stopAndWait() async {
+    server.requestStop()
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      Thread { [server] in
+        server.wait()
+        done.resume()
+      }.start()
+    }
+  }
 
   var base: String { "ws://127.0.0.1:\(port)" }
 

@@ -325,18 +325,36 @@ struct ServerReplay {
     try await source.send(text: plan.hello.description)
     _ = try await source.nextJSON(type: "welcome")
     let start = ContinuousClock.now
+    let loopStart = NIODeadline.now()
     func at(_ ms: Double) -> ContinuousClock.Instant { start + .microseconds(Int64(ms * 1000)) }
 
+    // Every step is scheduled on the source's event loop: Swift's cooperative pool (two
+    // threads here) is shared with every other test, and a sleep there could wake hundreds of
+    // ms late behind their work, while the event loop has a thread of its own.
+    var steps: [Scheduled<Void>] = []
     for segment in plan.segments {
-      try await Task.sleep(until: at(segment.at), tolerance: .milliseconds(1))
-      try await source.send(
-        frames: segment.messages.map {
-          WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: $0.bytes))
+      let frames = segment.messages.map {
+        WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: $0.bytes))
+      }
+      steps.append(
+        source.eventLoop.scheduleTask(deadline: loopStart + .microseconds(Int64(segment.at * 1000))) {
+          for frame in frames { source.write(frame, flush: false) }
+          source.flush()
         })
     }
-    var sourceClosed = false
     if let closeAt = plan.closeAt {
-      try await Task.sleep(until: at(closeAt), tolerance: .milliseconds(1))
+      var code = ByteBuffer()
+      code.writeInteger(UInt16(1000))
+      let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: code)
+      steps.append(
+        source.eventLoop.scheduleTask(deadline: loopStart + .microseconds(Int64(closeAt * 1000))) {
+          source.write(close)
+        })
+    }
+    for step in steps { try await step.futureResult.get() }
+    var sourceClosed = false
+    if plan.closeAt != nil {
+      // The close frame went out on time; this waits for the server to end the connection.
       await source.close()
       sourceClosed = true
     }
