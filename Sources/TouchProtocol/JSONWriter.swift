@@ -108,7 +108,10 @@ public struct JSONWriter: ~Copyable {
     noComma()
   }
 
-  public mutating func key(_ name: String) {
+  /// A member name only known at run time, escaped as needed. Literal names take
+  /// `key(_: StaticString)`, which copies their bytes without looking at them; with both
+  /// unlabelled, Swift picked this one for literals.
+  public mutating func key(escaping name: String) {
     separate()
     writeString(name)
     put(UInt8(ascii: ":"))
@@ -165,7 +168,7 @@ public struct JSONWriter: ~Copyable {
     case .object(let members):
       beginObject()
       for (k, item) in members {
-        key(k)
+        key(escaping: k)
         value(item)
       }
       endObject()

@@ -39,7 +39,7 @@ import Testing
     var w = JSONWriter()
     w.beginObject()
     for (i, text) in ["plain", "with \"quote\"", "", "ünïcødé", "tab\tend"].enumerated() {
-      w.key(i % 2 == 0 ? "k\(i)" : "k\"\(i)")
+      w.key(escaping: i % 2 == 0 ? "k\(i)" : "k\"\(i)")
       w.string(text)
     }
     w.endObject()

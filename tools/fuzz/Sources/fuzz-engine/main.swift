@@ -128,7 +128,7 @@ func helloJSON(_ input: inout Input) -> [UInt8] {
       w.key("id")
       w.string("r\(r)")
       for k in ["x", "y", "width", "height"] {
-        w.key(k)
+        w.key(escaping: k)
         w.number(input.number())
       }
       w.endObject()
@@ -168,7 +168,7 @@ func helloJSON(_ input: inout Input) -> [UInt8] {
     ]
     for (bit, names) in numeric where flags & bit != 0 {
       for name in names {
-        w.key(name)
+        w.key(escaping: name)
         if name.hasSuffix("Touches") { w.int(Int64(input.u8() % 5)) } else { w.number(input.number()) }
       }
     }
