@@ -391,6 +391,7 @@ class Bench:
         self.note(cmd)
         timed = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         self.log(f"    timed loop: {timed['engineNsPerTouchPoint']} ns/touch point "
+                 f"({timed.get('engineNsPerTouchPointInterleaved')} with {timed.get('interleavedEngines')} engines taking turns) "
                  f"({timed['frames']} frames, {timed['touchPoints']} touch points); MessageDecoder "
                  f"{timed['messageDecoderNsPerFrame']} ns/frame, JSONDecoder {timed['jsonDecoderNsPerFrame']} "
                  f"ns/frame (x{timed['jsonDecoderOverMessageDecoder']})")
@@ -574,6 +575,7 @@ class Bench:
                       "pans with 1 and 3 fingers, pinches; default recognizers, no scene) and decoder (4 small frames):", "",
                       "| measurement | ordo-one/benchmark (p50) | plain timed loop (median) |", "| --- | ---: | ---: |",
                       f"| engine, ns per touch point | {fmt(o.get('engineNsPerTouchPoint'), '')} | {t['engineNsPerTouchPoint']} |",
+                      f"| engine, ns per touch point, {t.get('interleavedEngines', 400)} engines taking turns (cold state, as in the server) | — | {fmt(t.get('engineNsPerTouchPointInterleaved'), '')} |",
                       f"| MessageDecoder, ns per frame | {fmt(o.get('messageDecoderNsPerFrame'), '')} | {t['messageDecoderNsPerFrame']} |",
                       f"| Foundation JSONDecoder, ns per frame | {fmt(o.get('jsonDecoderNsPerFrame'), '')} | {t['jsonDecoderNsPerFrame']} |",
                       f"| JSONDecoder / MessageDecoder | {fmt(o.get('jsonDecoderOverMessageDecoder'), '')} | {t['jsonDecoderOverMessageDecoder']} |",

@@ -113,6 +113,44 @@ public struct EngineTrace: Sendable {
   }
 }
 
+/// Many sources' engines fed in turn, one frame each, as the server feeds them: between two
+/// frames of one source the other sources' state has gone through the cache, so this is the
+/// engine's cost when its state is cold (the timed loop above keeps one engine hot).
+public final class InterleavedEngines {
+  let trace: EngineTrace
+  private var engines: [SourceEngine]
+  private var next = 0
+
+  public init(trace: EngineTrace, count: Int) {
+    self.trace = trace
+    engines = (0..<count).map { _ in SourceEngine(hello: trace.hello, maxFingers: 10) }
+  }
+
+  public var count: Int { engines.count }
+
+  /// The next `frames` frames of the trace through every engine in turn; returns the touch
+  /// points processed (a checksum of the output goes to `sink`). At the trace's end the
+  /// engines start over.
+  @inline(never)
+  public func run(frames: Int, sink: inout Int) -> Int {
+    var points = 0
+    for _ in 0..<frames {
+      if next == trace.frames.count {
+        next = 0
+        for i in engines.indices { engines[i] = SourceEngine(hello: trace.hello, maxFingers: 10) }
+      }
+      let f = trace.frames[next]
+      next += 1
+      for i in engines.indices {
+        let out = engines[i].process(f)
+        sink &+= out.events.count
+      }
+      points += f.touches.count * engines.count
+    }
+    return points
+  }
+}
+
 /// Small `frame` messages as phones send them (1 to 3 touches), and a Codable mirror of the
 /// frame for Foundation's JSONDecoder.
 public enum SmallFrames {

@@ -41,6 +41,20 @@ func measure(units: Int, budget: Double, _ body: () -> Int) -> Double {
 
 let trace = EngineTrace()
 let engineNs = measure(units: trace.touchPoints, budget: budget) { trace.run() }
+// The same engines' cost with 400 sources' state taking turns in the cache.
+let interleaved = InterleavedEngines(trace: trace, count: 400)
+var interleavedSink = 0
+var interleavedPoints = 0
+let interleavedT0 = now()
+var interleavedRounds: [Double] = []
+while now() - interleavedT0 < UInt64(budget * 1e9) {
+  let t0 = now()
+  let points = interleaved.run(frames: 50, sink: &interleavedSink)
+  interleavedPoints += points
+  if points > 0 { interleavedRounds.append(Double(now() - t0) / Double(points)) }
+}
+interleavedRounds.sort()
+let interleavedNs = interleavedRounds.isEmpty ? 0 : interleavedRounds[interleavedRounds.count / 2]
 let decoder = MessageDecoder()
 let bytes = SmallFrames.messages
 let datas = bytes.map { Data($0) }
@@ -75,6 +89,8 @@ let result: [String: Any] = [
   "touchPoints": trace.touchPoints,
   "engineOutputs": trace.events,
   "engineNsPerTouchPoint": (engineNs * 10).rounded() / 10,
+  "engineNsPerTouchPointInterleaved": (interleavedNs * 10).rounded() / 10,
+  "interleavedEngines": interleaved.count,
   "decoderFrames": bytes.count,
   "messageDecoderNsPerFrame": (scannerNs * 10).rounded() / 10,
   "jsonDecoderNsPerFrame": (foundationNs * 10).rounded() / 10,
