@@ -116,13 +116,16 @@ extension Relay {
     var wrote = false
     if conn.batchesWrites {
       batch.removeAll()
+      batched.removeAll(keepingCapacity: true)
       while batch.byteCount < config.writeBatchBytes, let m = nextMessage(conn) {
         m.withPayload { batch.appendText($0) }
-        sent(m, on: conn)
+        batched.append(m)
       }
       if batch.frameCount > 0 {
         // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
         if lws_write(wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return -1 }
+        for m in batched { sent(m, on: conn) }
+        batched.removeAll(keepingCapacity: true)
         wrote = true
       }
     } else if let m = nextMessage(conn) {

@@ -12,6 +12,8 @@ final class Relay {
   let decoder: MessageDecoder
   /// Shared by every writable callback (one at a time, on the service thread).
   let batch: FrameBatch
+  /// The messages in `batch`, counted as sent once its write succeeded (reused buffer).
+  var batched: [OutgoingMessage] = []
   let startedAt = MonotonicClock.nowMs()
   var context: OpaquePointer?
 
