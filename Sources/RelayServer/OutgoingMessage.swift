@@ -1,3 +1,5 @@
+import TouchProtocol
+
 /// One encoded server message, shared by every observer it is fanned out to. The bytes start
 /// with LWS_PRE spare bytes where libwebsockets writes the frame header in place.
 final class OutgoingMessage {
@@ -13,6 +15,13 @@ final class OutgoingMessage {
     self.headroom = headroom
     bytes = .allocate(byteCount: encoded.count, alignment: 16)
     encoded.withUnsafeBytes { bytes.copyMemory(from: $0) }
+  }
+
+  /// Takes the writer's buffer over: no copy.
+  init(_ writer: consuming JSONWriter, headroom: Int, supersedable: Bool) {
+    self.supersedable = supersedable
+    self.headroom = headroom
+    bytes = writer.takeBuffer()
   }
 
   var payloadCount: Int { bytes.count - headroom }

@@ -23,7 +23,7 @@ extension Relay {
       let m =
         message
         ?? OutgoingMessage(
-          ServerMessage.touches(frame, origin: origin, headroom: headroom), headroom: headroom,
+          ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom), headroom: headroom,
           supersedable: true)
       message = m
       enqueue(m, to: obs)
@@ -36,7 +36,7 @@ extension Relay {
       let m =
         message
         ?? OutgoingMessage(
-          ServerMessage.gesture(e, origin: origin, headroom: headroom), headroom: headroom,
+          ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom,
           supersedable: e.state.isSupersedable)
       message = m
       enqueue(m, to: obs)

@@ -22,7 +22,16 @@ public struct JSONWriter: ~Copyable {
     count = headroom
   }
 
-  deinit { base.deallocate() }
+  // A writer whose buffer was taken has capacity 0 and owns nothing.
+  deinit { if capacity > 0 { base.deallocate() } }
+
+  /// Hands the buffer over without copying it: everything written, headroom included. The
+  /// caller deallocates it (`deallocate()`).
+  public consuming func takeBuffer() -> UnsafeMutableRawBufferPointer {
+    let taken = UnsafeMutableRawBufferPointer(start: base, count: count)
+    capacity = 0
+    return taken
+  }
 
   /// Everything written, headroom included.
   public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }

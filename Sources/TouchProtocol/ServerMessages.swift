@@ -133,6 +133,12 @@ public enum ServerMessage {
   }
 
   public static func touches(_ frame: Frame, origin: Origin, headroom: Int = 0) -> [UInt8] {
+    touchesJSON(frame, origin: origin, headroom: headroom).bytes
+  }
+
+  /// `touches` as its writer, for a caller that takes the buffer over (`takeBuffer`) rather
+  /// than copy it into an array: the server, once per frame.
+  public static func touchesJSON(_ frame: Frame, origin: Origin, headroom: Int = 0) -> JSONWriter {
     var w = JSONWriter(headroom: headroom, capacity: 96 + 64 * frame.touches.count)
     w.beginObject()
     w.key("type")
@@ -141,7 +147,7 @@ public enum ServerMessage {
     w.key("touches")
     write(frame.touches, &w)
     w.endObject()
-    return w.bytes
+    return w
   }
 
   /// A `touches` array as both a client's `frame` and the server's mirror carry it.
@@ -175,7 +181,12 @@ public enum ServerMessage {
   }
 
   public static func gesture(_ e: GestureEvent, origin: Origin, headroom: Int = 0) -> [UInt8] {
-    var w = JSONWriter(headroom: headroom)
+    gestureJSON(e, origin: origin, headroom: headroom).bytes
+  }
+
+  /// `gesture` as its writer (see `touchesJSON`).
+  public static func gestureJSON(_ e: GestureEvent, origin: Origin, headroom: Int = 0) -> JSONWriter {
+    var w = JSONWriter(headroom: headroom, capacity: 512)
     w.beginObject()
     w.key("type")
     w.string("gesture")
@@ -245,7 +256,7 @@ public enum ServerMessage {
       w.endArray()
     }
     w.endObject()
-    return w.bytes
+    return w
   }
 
   /// A scene's state; `origin` is nil for a snapshot not caused by a frame.

@@ -102,4 +102,17 @@ import Testing
       String(decoding: w.bytes, as: UTF8.self)
         == #"{"scene":"flatcube","counters":{"red":2,"yellow":0},"recognizeAny":false}"#)
   }
+
+  @Test func takeBufferHandsOverWhatWasWrittenWithItsHeadroom() {
+    var w = JSONWriter(headroom: 4, capacity: 1)
+    w.beginObject()
+    w.key("gesture")
+    w.string("pan")
+    w.endObject()
+    let expected = w.bytes
+    let taken = w.takeBuffer()
+    defer { taken.deallocate() }
+    #expect(Array(taken) == expected)
+    #expect(Array(taken.dropFirst(4)) == Array(#"{"gesture":"pan"}"#.utf8))
+  }
 }
