@@ -15,6 +15,8 @@ final class SourceDriver {
   let sendIdle: Bool
   private var trace: any TouchTrace
   private var seq: Int64 = 1
+  /// When the next frame is due (the ticker checks this before calling `sendDue`).
+  private(set) var nextDue: UInt64
   private var stopped = false
   /// Touches down after the last frame sent, to lift them when the run stops.
   private var down: [TouchPoint] = []
@@ -30,6 +32,7 @@ final class SourceDriver {
     self.end = end
     self.trace = trace
     self.sendIdle = sendIdle
+    nextDue = schedule.due(seq: 1)
   }
 
   /// Stops sending. Fingers still down are cancelled in one last frame, so the engine does
@@ -55,7 +58,8 @@ final class SourceDriver {
     connection.sendText(buffer, flush: false)
   }
 
-  /// Sends every frame due by `now`; false once there is nothing more to send.
+  /// Sends every frame due by `now`; false once there is nothing more to send (or it was
+  /// stopped, or its connection closed).
   func sendDue(now: UInt64) -> Bool {
     guard !stopped, connection.isActive else { return false }
     var wrote = false
@@ -72,6 +76,7 @@ final class SourceDriver {
       due = schedule.due(seq: seq)
     }
     if wrote { connection.flush() }
+    nextDue = due
     return due < end
   }
 }

@@ -9,6 +9,9 @@ final class SendTicker {
   let eventLoop: any EventLoop
   let tick: TimeAmount
   private var drivers: [SourceDriver] = []
+  /// Each driver's next due time, side by side: a tick only looks at this array, so the
+  /// drivers with nothing due (nearly all of them at a 250 µs tick) cost a compare each.
+  private var dues: [UInt64] = []
   private var timer: Scheduled<Void>?
 
   init(eventLoop: any EventLoop, tick: TimeAmount) {
@@ -19,13 +22,26 @@ final class SendTicker {
   func add(_ driver: SourceDriver) {
     eventLoop.assertInEventLoop()
     drivers.append(driver)
+    dues.append(driver.nextDue)
     if timer == nil { fire() }
   }
 
   private func fire() {
     timer = nil
     let now = nowNanos()
-    drivers.removeAll { !$0.sendDue(now: now) }
+    var finished = false
+    for i in dues.indices where dues[i] <= now {
+      if drivers[i].sendDue(now: now) {
+        dues[i] = drivers[i].nextDue
+      } else {
+        dues[i] = .max
+        finished = true
+      }
+    }
+    if finished {
+      drivers = zip(drivers, dues).filter { $0.1 != .max }.map(\.0)
+      dues.removeAll { $0 == .max }
+    }
     guard !drivers.isEmpty else { return }
     timer = eventLoop.assumeIsolated().scheduleTask(in: tick) { [self] in fire() }
   }
