@@ -27,13 +27,11 @@ import TouchRelayClient
           try await victim.send(text: frameText(2, t: 16, [(1, "moved", 5, 5), (2, "moved", 60, 60)]))
           try await victim.drop()
           // A flood far past the rate limit.
-          var frames: [WebSocketFrame] = []
-          for k in 0..<400 {
-            let seq = round * 400 + k + 1
-            let text = frameText(seq, t: Double(seq), [(7, seq == 1 ? "began" : "moved", Double(k % 300), 1)])
-            frames.append(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)))
-          }
-          try await flooder.send(frames: frames)
+          try await flooder.send(
+            texts: (0..<400).map { k in
+              let seq = round * 400 + k + 1
+              return frameText(seq, t: Double(seq), [(7, seq == 1 ? "began" : "moved", Double(k % 300), 1)])
+            })
         }
         withExtendedLifetime(stalled) {}
       } catch {
@@ -78,12 +76,10 @@ import TouchRelayClient
     try await stalled.pauseReading()
     let (src, _) = try await relay.source("stuck")
     let fingers = (0..<20).map { $0 }
-    var frames: [WebSocketFrame] = []
-    for seq in 1...3000 {
-      let text = frameText(seq, t: Double(seq), fingers.map { ($0, seq == 1 ? "began" : "moved", 1.0, 2.0) })
-      frames.append(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)))
-    }
-    try await src.send(frames: frames)
+    try await src.send(
+      texts: (1...3000).map { seq in
+        frameText(seq, t: Double(seq), fingers.map { ($0, seq == 1 ? "began" : "moved", 1.0, 2.0) })
+      })
     try await Task.sleep(for: .milliseconds(300))
     let started = ContinuousClock.now
     await relay.stopAndWait()

@@ -291,11 +291,7 @@ struct HostileCase: Sendable {
     } else if let flood = step["flood"] {
       let from = flood["fromSeq"]?.intValue ?? 11
       let count = flood["count"]?.intValue ?? 1
-      for seq in from..<(from + count) {
-        conn.write(
-          WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: frameText(seq, t: Double(1000 + seq), []))),
-          flush: seq == from + count - 1)
-      }
+      try await conn.send(texts: (from..<(from + count)).map { frameText($0, t: Double(1000 + $0), []) })
     } else {
       Issue.record("\(name): unknown step \(step.jsonString)")
     }
