@@ -2,6 +2,7 @@ import ConformanceSupport
 import Foundation
 import GestureEngine
 import NIOCore
+import NIOPosix
 import NIOWebSocket
 import Synchronization
 import Testing
@@ -116,6 +117,9 @@ import TouchRelayClient
 enum SharedRelays {
   private static let relays = Mutex<[Int: TestRelay]>([:])
   static let slots = Slots(4)
+  /// The replays' sources get an event loop of their own: on the shared one, other tests'
+  /// floods and 100,000-element messages held up a replay's timed steps by hundreds of ms.
+  static let sourceLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
   static func relay(maxFingers: Int) throws -> TestRelay {
     try relays.withLock { all in
@@ -321,7 +325,8 @@ struct ServerReplay {
   func run(expectedMessages: Int, closeEvents: Set<Int> = []) async throws -> (VectorOutcome, ServerTiming) {
     // `raw=1`: each accepted frame's `touches` carries its `t` and the server's `rt`.
     let (observer, _) = try await relay.observer(session, query: "raw=1")
-    let source = try await WebSocketConnection.connect(relay.url("/v1/source/\(session)"))
+    let source = try await WebSocketConnection.connect(
+      relay.url("/v1/source/\(session)"), group: SharedRelays.sourceLoop)
     try await source.send(text: plan.hello.description)
     _ = try await source.nextJSON(type: "welcome")
     let start = ContinuousClock.now
