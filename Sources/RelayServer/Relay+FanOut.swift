@@ -116,7 +116,7 @@ extension Relay {
     var wrote = false
     if conn.batchesWrites {
       batch.removeAll()
-      batched.removeAll(keepingCapacity: true)
+      defer { batched.removeAll(keepingCapacity: true) }
       while batch.byteCount < config.writeBatchBytes, let m = nextMessage(conn) {
         m.withPayload { batch.appendText($0) }
         batched.append(m)
@@ -125,7 +125,6 @@ extension Relay {
         // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
         if lws_write(wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return -1 }
         for m in batched { sent(m, on: conn) }
-        batched.removeAll(keepingCapacity: true)
         wrote = true
       }
     } else if let m = nextMessage(conn) {

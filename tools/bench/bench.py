@@ -68,8 +68,7 @@ class Bench:
     def touch_load(self, url, args, tag, cpu=None):
         """Runs touch-load in the background; returns (proc, json path)."""
         out = os.path.join(self.work, f"{tag}.json")
-        pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
-        cmd = [*pin, self.a.load, "--url", url, *args, "--json", out, "-q"]
+        cmd = [*pinned_to(cpu), self.a.load, "--url", url, *args, "--json", out, "-q"]
         self.note(cmd)
         proc = subprocess.Popen(cmd, stdout=open(os.path.join(self.work, f"{tag}.out"), "w"),
                                 stderr=subprocess.STDOUT)
@@ -469,7 +468,7 @@ class Bench:
         ing = self.results.get("ingest")
         if ing:
             ing["limit"] = ing_limit
-            for r in ing["steps"] + ([ing["shared"]] if ing.get("shared") else []):
+            for r in ingest_rows(ing):
                 if r["framesPerServerCpuSecond"]:
                     r["fractionOfLimit"] = round(r["framesPerServerCpuSecond"] / ing_limit, 3)
         fo = self.results.get("fanout")
@@ -514,7 +513,7 @@ class Bench:
                       "pinned: server on CPU 0, touch-load `--threads 1` on CPU 1; shared: neither pinned, touch-load's default threads):", "",
                       "| sources | placement | frames/s | p50 ms | p99 ms | dropped | server CPU | frames per server CPU-s | of limit | touch-load CPU-s | held |",
                       "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
-            for r in ing["steps"] + ([ing["shared"]] if ing.get("shared") else []):
+            for r in ingest_rows(ing):
                 lines.append(f"| {r['sources']} | {r['placement']} | {r['framesPerSecond']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
                              f"{r['droppedMessages']} | {fmt(r['serverCpuShare'], '.0%')} | {fmt(r['framesPerServerCpuSecond'], ',.0f')} | "
                              f"{fmt(r['fractionOfLimit'], '.2f')} | {r['loadCpuSeconds']:.1f} of {r['loadElapsed']:.0f} s | "
@@ -654,8 +653,7 @@ class Server:
         # limits that would refuse it (the defaults are for the open internet, not a bench).
         limits = ["--max-connections-per-address", "100000", "--max-connections", "100000",
                   "--max-observers-per-session", "100000", "--max-sessions", "100000"]
-        pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
-        cmd = [*pin, bench.a.relay, "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *limits, *flags]
+        cmd = [*pinned_to(cpu), bench.a.relay, "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *limits, *flags]
         bench.note(cmd)
         self.err = open(os.path.join(bench.work, f"{tag}.server.err"), "w")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.err, text=True)
@@ -698,6 +696,16 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.err.close()
+
+
+def pinned_to(cpu):
+    """The command prefix that runs a process on one CPU (none for None)."""
+    return ["taskset", "-c", str(cpu)] if cpu is not None else []
+
+
+def ingest_rows(ing):
+    """Every ingest run of the table: the search's steps, then the unpinned comparison."""
+    return ing["steps"] + ([ing["shared"]] if ing.get("shared") else [])
 
 
 def median_run(runs, key):

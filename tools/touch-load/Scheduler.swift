@@ -16,7 +16,7 @@ final class SourceDriver {
   private var trace: any TouchTrace
   private var seq: Int64 = 1
   /// When the next frame is due (the ticker checks this before calling `sendDue`).
-  private(set) var nextDue: UInt64
+  var nextDue: UInt64 { schedule.due(seq: seq) }
   private var stopped = false
   /// Touches down after the last frame sent, to lift them when the run stops.
   private var down: [TouchPoint] = []
@@ -32,7 +32,6 @@ final class SourceDriver {
     self.end = end
     self.trace = trace
     self.sendIdle = sendIdle
-    nextDue = schedule.due(seq: 1)
   }
 
   /// Stops sending. Fingers still down are cancelled in one last frame, so the engine does
@@ -76,7 +75,6 @@ final class SourceDriver {
       due = schedule.due(seq: seq)
     }
     if wrote { connection.flush() }
-    nextDue = due
     return due < end
   }
 }

@@ -196,14 +196,16 @@ const TR = (function () {
     return { width: r.width, height: r.height, dpr: dpr };
   }
 
-  // The connection badge both pages show: its text and its state class.
-  function setState(el, text, cls) {
-    el.textContent = text;
-    el.className = "state " + cls;
+  // The connection badge both pages show: a function that sets its text and state class.
+  function stateBadge(el) {
+    return function (text, cls) {
+      el.textContent = text;
+      el.className = "state " + cls;
+    };
   }
 
   return {
     sessionPattern, session, param, wsURL, Backoff, describe, gestureColors, fingerColor, defaultRegions,
-    drawScene, fitCanvas, setState,
+    drawScene, fitCanvas, stateBadge,
   };
 })();

@@ -5,7 +5,7 @@
 (function () {
   const session = TR.session();
   const surface = document.getElementById("surface");
-  const stateEl = document.getElementById("state");
+  const setState = TR.stateBadge(document.getElementById("state"));
   const gestureEl = document.getElementById("gesture");
   const sceneSelect = document.getElementById("scene");
   const anyBox = document.getElementById("recognize-any");
@@ -32,10 +32,6 @@
   // Ids the server has seen `began` for on this connection: a finger already down when the
   // connection (re)opened is announced as `began`.
   let announced = new Set();
-
-  function setState(text, cls) {
-    TR.setState(stateEl, text, cls);
-  }
 
   if (!TR.sessionPattern.test(session)) {
     setState("bad session name", "error");

@@ -3,7 +3,7 @@
 // live fingers, its gestures as they happen, its scene, and its latency and drop counts.
 (function () {
   const session = TR.session();
-  const stateEl = document.getElementById("state");
+  const setState = TR.stateBadge(document.getElementById("state"));
   const totalsEl = document.getElementById("totals");
   const container = document.getElementById("sources");
   const emptyEl = document.getElementById("empty");
@@ -13,10 +13,6 @@
   document.getElementById("pad-url").textContent = location.origin + padPath;
   document.getElementById("pad-link").href = padPath;
   document.getElementById("qr").src = "/qr/" + encodeURIComponent(session) + ".svg";
-
-  function setState(text, cls) {
-    TR.setState(stateEl, text, cls);
-  }
 
   if (!TR.sessionPattern.test(session)) {
     setState("bad session name", "error");

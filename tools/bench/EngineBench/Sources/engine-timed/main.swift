@@ -17,44 +17,44 @@ let budget: Double = {
 
 @inline(never) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-/// Runs `body` (which does `units` units of work) in rounds for about `budget` seconds and
-/// returns the median ns per unit.
-func measure(units: Int, budget: Double, _ body: () -> Int) -> Double {
+/// Runs `body` in rounds for about `budget` seconds and returns the median ns per unit of
+/// work; `body` returns how many units it did and a checksum (so the work is not optimized
+/// away).
+func measure(budget: Double, _ body: () -> (units: Int, sink: Int)) -> Double {
   var sink = 0
-  for _ in 0..<3 { sink &+= body() }  // warm-up
+  for _ in 0..<3 { sink &+= body().sink }  // warm-up
   var perUnit: [Double] = []
   let end = now() + UInt64(budget * 1e9)
   repeat {
     // A round of several calls so each round lasts a few ms at least.
     let t0 = now()
-    var calls = 0
+    var units = 0
     repeat {
-      sink &+= body()
-      calls += 1
+      let r = body()
+      units += r.units
+      sink &+= r.sink
     } while now() - t0 < 5_000_000
-    perUnit.append(Double(now() - t0) / Double(calls * units))
+    if units > 0 { perUnit.append(Double(now() - t0) / Double(units)) }
   } while now() < end
   if sink == 42 { print("") }
   perUnit.sort()
-  return perUnit[perUnit.count / 2]
+  return perUnit.isEmpty ? 0 : perUnit[perUnit.count / 2]
+}
+
+/// `body` does `units` units of work each call and returns a checksum.
+func measure(units: Int, budget: Double, _ body: () -> Int) -> Double {
+  measure(budget: budget) { (units, body()) }
 }
 
 let trace = EngineTrace()
 let engineNs = measure(units: trace.touchPoints, budget: budget) { trace.run() }
 // The same engines' cost with 400 sources' state taking turns in the cache.
 let interleaved = InterleavedEngines(trace: trace, count: 400)
-var interleavedSink = 0
-var interleavedPoints = 0
-let interleavedT0 = now()
-var interleavedRounds: [Double] = []
-while now() - interleavedT0 < UInt64(budget * 1e9) {
-  let t0 = now()
-  let points = interleaved.run(frames: 50, sink: &interleavedSink)
-  interleavedPoints += points
-  if points > 0 { interleavedRounds.append(Double(now() - t0) / Double(points)) }
+let interleavedNs = measure(budget: budget) {
+  var sink = 0
+  let points = interleaved.run(frames: 50, sink: &sink)
+  return (points, sink)
 }
-interleavedRounds.sort()
-let interleavedNs = interleavedRounds.isEmpty ? 0 : interleavedRounds[interleavedRounds.count / 2]
 let decoder = MessageDecoder()
 let bytes = SmallFrames.messages
 let datas = bytes.map { Data($0) }
