@@ -39,8 +39,10 @@ public struct SourceEngine: Sendable {
   /// The scene's state with every number finite (see `Finite`).
   private var state: JSONValue? { scene.map { Finite.clamped($0.state) } }
 
-  /// The earliest pending timer (device ms), nil if none.
-  public var nextDeadline: Double? { arena.nextDeadline }
+  /// The earliest pending timer (device ms), nil if none. Stored, updated by every mutating
+  /// call: computed, reading it from an engine held in a class copied the whole engine
+  /// (~1.4 KB) on every frame.
+  public private(set) var nextDeadline: Double?
 
   /// Touches sent but ignored because their id was not down (diagnostics).
   public var unknownTouchCount: Int { arena.ctx.table.unknownTouchCount }
@@ -89,6 +91,7 @@ public struct SourceEngine: Sendable {
     arena.update(
       settings: GestureSettings(
         config: next.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2))
+    nextDeadline = arena.nextDeadline
     return out
   }
 
@@ -125,7 +128,9 @@ public struct SourceEngine: Sendable {
     return scene!.control(c).map { changed in EngineOutput(scene: changed ? state : nil) }
   }
 
+  /// Takes the events and scene changes of a call, and notes the next deadline it left.
   private mutating func drain() -> EngineOutput {
+    nextDeadline = arena.nextDeadline
     var out = EngineOutput(events: arena.ctx.log.takeEvents())
     if scene != nil {
       let notes = arena.ctx.log.drainNotes()

@@ -35,9 +35,10 @@ public struct Control: Sendable, Equatable, Codable {
   }
 }
 
-/// Everything a client may send.
+/// Everything a client may send. `hello` is boxed: a `Hello` is ~370 bytes, and unboxed it
+/// made every message that size, copied several times per frame on the server's hot path.
 public enum ClientMessage: Sendable, Equatable {
-  case hello(Hello)
+  indirect case hello(Hello)
   case frame(Frame)
   case control(Control)
 }

@@ -2,7 +2,8 @@
 /// anything else, `seq` strictly increasing, `t` never going backwards. A rejected frame
 /// leaves the state as it was, so one bad frame does not poison the ones after it.
 public struct SourceValidator: Sendable {
-  public private(set) var hello: Hello?
+  /// Whether a hello came. A flag, not the hello: the validator is copied per frame.
+  public private(set) var saidHello = false
   public private(set) var lastSeq: Int64?
   public private(set) var lastT: Double?
 
@@ -11,13 +12,13 @@ public struct SourceValidator: Sendable {
   /// Accepts or rejects a decoded source message, updating the state when accepted.
   public mutating func accept(_ message: ClientMessage) -> ProtocolError? {
     switch message {
-    case .hello(let h):
-      hello = h
+    case .hello:
+      saidHello = true
       return nil
     case .control:
-      return hello == nil ? ProtocolError(.noHello, "send 'hello' before 'control'") : nil
+      return !saidHello ? ProtocolError(.noHello, "send 'hello' before 'control'") : nil
     case .frame(let f):
-      guard hello != nil else {
+      guard saidHello else {
         return ProtocolError(.noHello, "send 'hello' before any 'frame'", seq: f.seq)
       }
       if let last = lastSeq, f.seq <= last {
