@@ -21,6 +21,8 @@ final class Connection {
   /// The message last handed to lws_write; kept alive until the next writable callback.
   var inFlight: OutgoingMessage?
   var writeRequested = false
+  /// Listed in the relay's `toFlush`: written at the end of the current callback.
+  var flushQueued = false
   /// Pending messages leave together, one send per writable callback (see `FrameBatch`);
   /// false when permessage-deflate may be in use, where lws must frame each message itself.
   var batchesWrites = false
@@ -28,6 +30,8 @@ final class Connection {
   var pendingClose: (code: CloseCode, reason: String)?
   /// The close code the peer sent, if it closed first.
   var peerCloseCode: UInt16?
+  /// The peer sent a close frame: lws answers it and closes; no more direct writes.
+  var peerClosed = false
   /// Bytes of the message being reassembled from fragments.
   var rx: [UInt8] = []
   var source: SourceState?

@@ -8,6 +8,8 @@ func relayCallback(
   _ input: UnsafeMutableRawPointer?, _ len: Int
 ) -> Int32 {
   guard let wsi, let relay = relayOf(wsi) else { return 0 }
+  // Whatever this callback queued for batching peers leaves before lws goes on.
+  defer { relay.flushWrites() }
   switch reason {
   case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
     relay.checkReload()
@@ -60,7 +62,10 @@ func relayCallback(
     return relay.writable(conn, wsi: wsi)
 
   case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-    if let conn = connection(wsi), let input, len >= 2 {
+    guard let conn = connection(wsi) else { return 0 }
+    // lws answers the close itself; nothing may follow its answer.
+    conn.peerClosed = true
+    if let input, len >= 2 {
       let b = input.assumingMemoryBound(to: UInt8.self)
       conn.peerCloseCode = UInt16(b[0]) << 8 | UInt16(b[1])
     }

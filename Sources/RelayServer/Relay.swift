@@ -14,6 +14,10 @@ final class Relay {
   let batch: FrameBatch
   /// The messages in `batch`, counted as sent once its write succeeded (reused buffer).
   var batched: [OutgoingMessage] = []
+  /// Batching peers with messages queued during the current callback (see `flushWrites`),
+  /// and the list being flushed (both reused).
+  var toFlush: [Connection] = []
+  var flushing: [Connection] = []
   let startedAt = MonotonicClock.nowMs()
   var context: OpaquePointer?
 
@@ -466,21 +470,28 @@ func sourceTimerFired(_ owner: UnsafeMutableRawPointer?) {
   let conn = Unmanaged<Connection>.fromOpaque(owner).takeUnretainedValue()
   guard let wsi = conn.wsi, let relay = relayOf(wsi) else { return }
   relay.timerFired(conn, at: relay.now())
+  relay.flushWrites()
 }
 
 func shutdownDeadlineFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
-  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().shutdownDeadline()
+  let relay = Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue()
+  relay.shutdownDeadline()
+  relay.flushWrites()
 }
 
 func heartbeatFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
-  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().heartbeat()
+  let relay = Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue()
+  relay.heartbeat()
+  relay.flushWrites()
 }
 
 func departedSweepFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
-  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().sweepDeparted()
+  let relay = Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue()
+  relay.sweepDeparted()
+  relay.flushWrites()
 }
 
 /// The relay a wsi belongs to, from its context's user pointer.

@@ -34,6 +34,27 @@ import TouchRelayClient
     #expect(leaked.isEmpty, "another session's observer got \(leaked)")
   }
 
+  /// More observers than the relay writes to at the end of a callback (`directWriteLimit`):
+  /// theirs go out through lws' writable callbacks, and must arrive just the same.
+  @Test func aFrameFannedOutToManyObserversReachesEachInOrder() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    var observers: [WebSocketConnection] = []
+    for _ in 0..<40 { observers.append(try await relay.observer("crowd", query: "raw=1").0) }
+    let (src, id) = try await relay.source("crowd")
+    for seq in 1...20 {
+      let phase = seq == 1 ? "began" : "moved"
+      try await src.send(text: frameText(seq, t: Double(seq) * 16, [(1, phase, Double(seq), 2)]))
+    }
+    for obs in observers {
+      for seq in 1...20 {
+        let m = try await obs.nextJSON(type: "touches")
+        #expect(m["seq"]?.intValue == seq)
+        #expect(m["source"]?.stringValue == id)
+      }
+    }
+  }
+
   @Test func rawMirrorOnlyGoesToObserversThatAskedForIt() async throws {
     let relay = try TestRelay()
     defer { relay.stop() }
