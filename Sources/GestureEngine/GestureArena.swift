@@ -69,7 +69,12 @@ struct GestureArena: Sendable {
     defer { swap(&plan, &planBuffers) }
     ctx.table.plan(frame, maxFingers: maxFingers, into: &plan)
     apply(plan, t: frame.t)
-    return plan.errors
+    let errors = plan.errors
+    // Emptied now, while its lists are in the cache, not when the next frame comes: by then
+    // the server has served hundreds of other sources, and checking four cold lists cost a
+    // cache miss each (the lists a frame does not use are then never touched).
+    plan.removeAll()
+    return errors
   }
 
   private mutating func apply(_ plan: FramePlan, t: Double) {

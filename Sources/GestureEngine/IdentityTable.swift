@@ -23,10 +23,10 @@ struct IdentityTable: Sendable {
 
   /// Sorts a frame's touches into a plan and applies the identity rules: unknown ids,
   /// re-began ids, missing touches and the finger limit.
-  /// `plan` comes in holding the previous frame's lists, whose buffers are refilled: a frame
-  /// allocates nothing here.
+  /// `plan` comes in empty, holding the previous frame's list buffers, which are refilled: a
+  /// frame allocates nothing here.
   mutating func plan(_ frame: Frame, maxFingers: Int, into plan: inout FramePlan) {
-    plan.removeAll()
+    assert(plan.cancels.isEmpty && plan.updates.isEmpty && plan.ends.isEmpty && plan.begins.isEmpty)
     for p in frame.touches {
       let down = index(of: p.id) != nil
       switch p.phase {

@@ -24,7 +24,7 @@ extension Relay {
         message
         ?? OutgoingMessage(
           ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom), headroom: headroom,
-          supersedable: true)
+          supersedable: true, origin: origin)
       message = m
       enqueue(m, to: obs)
     }
@@ -37,7 +37,7 @@ extension Relay {
         message
         ?? OutgoingMessage(
           ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom,
-          supersedable: e.state.isSupersedable)
+          supersedable: e.state.isSupersedable, origin: origin)
       message = m
       enqueue(m, to: obs)
     }
@@ -173,7 +173,7 @@ extension Relay {
         m.payloadCount, LWS_WRITE_TEXT)
       if n < 0 { return -1 }
       conn.inFlight = m
-      sent(m, on: conn)
+      sent(m, on: conn, at: config.metrics ? MonotonicClock.nanoseconds() : 0)
       wrote = true
     }
     if wrote {
@@ -204,15 +204,17 @@ extension Relay {
     guard batch.frameCount > 0 else { return .nothing }
     // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
     if lws_write(wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return .failed }
-    for m in batched { sent(m, on: conn) }
+    let now = config.metrics ? MonotonicClock.nanoseconds() : 0
+    for m in batched { sent(m, on: conn, at: now) }
     return .wrote
   }
 
-  private func sent(_ m: OutgoingMessage, on conn: Connection) {
+  /// `now`: when it was written (monotonic ns; one reading serves a whole batch).
+  private func sent(_ m: OutgoingMessage, on conn: Connection, at now: Int64) {
     conn.messagesOut += 1
     metrics.messagesOut += 1
     metrics.bytesOut += m.payloadCount
-    if config.metrics { metrics.deliveryLatency.recordNanoseconds(MonotonicClock.nanoseconds() - m.createdAt) }
+    if config.metrics { metrics.deliveryLatency.recordNanoseconds(now - m.createdAt) }
   }
 
   func nextMessage(_ conn: Connection) -> OutgoingMessage? {
