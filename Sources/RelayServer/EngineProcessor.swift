@@ -1,3 +1,4 @@
+import CLibWebSockets
 import GestureEngine
 import TouchProtocol
 
@@ -17,4 +18,12 @@ final class EngineProcessor: GestureProcessor {
   func advance(to t: Double) -> EngineOutput { engine.advance(to: t) }
   func cancelAll(at t: Double) -> EngineOutput { engine.cancelAll(at: t) }
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError> { engine.control(c) }
+
+  /// With hundreds of sources an engine's state has left the caches by the time its next
+  /// frame comes, and the engine then waits on memory line after line. Its recognizers and
+  /// context, the first ~768 bytes of the engine held in this object, are asked for as the
+  /// frame arrives, so the loads overlap decoding and mirroring it.
+  func prefetch() {
+    tr_prefetch(Unmanaged.passUnretained(self).toOpaque(), 768)
+  }
 }

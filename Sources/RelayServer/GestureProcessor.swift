@@ -13,6 +13,8 @@ protocol GestureProcessor: AnyObject {
   func advance(to t: Double) -> EngineOutput
   func cancelAll(at t: Double) -> EngineOutput
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError>
+  /// A frame for this engine just arrived: start loading its state (see `EngineProcessor`).
+  func prefetch()
 }
 
 /// `--no-gestures`: the raw mirror only.
@@ -23,6 +25,7 @@ final class PassThroughProcessor: GestureProcessor {
   func process(_ frame: Frame) -> EngineOutput { EngineOutput() }
   func advance(to t: Double) -> EngineOutput { EngineOutput() }
   func cancelAll(at t: Double) -> EngineOutput { EngineOutput() }
+  func prefetch() {}
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError> {
     .failure(ProtocolError(.unknownScene, "the server runs without gestures (--no-gestures): no scene"))
   }

@@ -205,16 +205,22 @@ extension Relay {
     // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
     if lws_write(wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return .failed }
     let now = config.metrics ? MonotonicClock.nanoseconds() : 0
-    for m in batched { sent(m, on: conn, at: now) }
+    // A frame's `touches` and the gestures it completed share their cause (`createdAt`) and
+    // this write: they are one delivery for the latency histogram, not one per message.
+    var cause = Int64.min
+    for m in batched {
+      sent(m, on: conn, at: now, timed: m.createdAt != cause)
+      cause = m.createdAt
+    }
     return .wrote
   }
 
   /// `now`: when it was written (monotonic ns; one reading serves a whole batch).
-  private func sent(_ m: OutgoingMessage, on conn: Connection, at now: Int64) {
+  private func sent(_ m: OutgoingMessage, on conn: Connection, at now: Int64, timed: Bool = true) {
     conn.messagesOut += 1
     metrics.messagesOut += 1
     metrics.bytesOut += m.payloadCount
-    if config.metrics { metrics.deliveryLatency.recordNanoseconds(now - m.createdAt) }
+    if config.metrics && timed { metrics.deliveryLatency.recordNanoseconds(now - m.createdAt) }
   }
 
   func nextMessage(_ conn: Connection) -> OutgoingMessage? {

@@ -146,6 +146,7 @@ final class Relay {
     metrics.messagesIn += 1
     metrics.bytesIn += bytes.count
     conn.recorder?.message(bytes, rt: rt)
+    conn.source?.engine.prefetch()
     switch decoder.decode(bytes) {
     case .failure(let e):
       sendError(e, to: conn)

@@ -28,7 +28,8 @@ final class RelayMetrics {
   private let sessionsGauge: Metrics.Gauge
   private let queuedGauge: Metrics.Gauge
   private let deepestQueueGauge: Metrics.Gauge
-  /// Frame arrival to the write of a message it caused.
+  /// Arrival of a frame (or timer) to the write that delivered what it caused to an observer:
+  /// one observation per write and cause, however many messages the cause produced.
   let deliveryLatency: Metrics.Timer
   /// Time in the gesture engine per frame.
   let engineTime: Metrics.Timer
