@@ -10,6 +10,9 @@ enum MonotonicClock {
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
   }
 
+  /// A time in `nowMs()`'s milliseconds, in `nanoseconds()`'s unit.
+  static func nanoseconds(ms: Double) -> Int64 { Int64(ms * 1_000_000) }
+
   static func nowMs() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -19,12 +19,12 @@ final class OutgoingMessage {
     encoded.withUnsafeBytes { bytes.copyMemory(from: $0) }
   }
 
-  /// Takes the writer's buffer over: no copy. `origin` is what caused it: its `rt` (same
+  /// Takes the writer's buffer over: no copy. `origin` is what caused it: its `rt` (the same
   /// clock) starts the latency, which spares a clock reading per message on the hot path.
   init(_ writer: consuming JSONWriter, headroom: Int, supersedable: Bool, origin: Origin) {
     self.supersedable = supersedable
     self.headroom = headroom
-    createdAt = Int64(origin.rt * 1_000_000)
+    createdAt = MonotonicClock.nanoseconds(ms: origin.rt)
     bytes = writer.takeBuffer()
   }
 

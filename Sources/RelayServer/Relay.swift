@@ -465,7 +465,9 @@ extension RequestTarget {
   }
 }
 
-/// Timer callbacks: each gets back the unretained object that owns the timer.
+/// Timer callbacks: each gets back the unretained object that owns the timer. Those that can
+/// queue messages (a source's deadline, the departed sweep) flush them, as `relayCallback`
+/// does after every lws callback; the shutdown deadline and the heartbeat queue nothing.
 func sourceTimerFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
   let conn = Unmanaged<Connection>.fromOpaque(owner).takeUnretainedValue()
@@ -476,16 +478,12 @@ func sourceTimerFired(_ owner: UnsafeMutableRawPointer?) {
 
 func shutdownDeadlineFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
-  let relay = Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue()
-  relay.shutdownDeadline()
-  relay.flushWrites()
+  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().shutdownDeadline()
 }
 
 func heartbeatFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
-  let relay = Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue()
-  relay.heartbeat()
-  relay.flushWrites()
+  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().heartbeat()
 }
 
 func departedSweepFired(_ owner: UnsafeMutableRawPointer?) {

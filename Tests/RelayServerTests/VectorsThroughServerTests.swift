@@ -368,7 +368,6 @@ struct ServerReplay {
     var lastScene = JSON.null
     var unexpected: [String] = []
     var lateWelcome: JSON?
-    var latestFrame: (t: Double, rt: Double)?
     var timing = ServerTiming()
     let deadline = plan.observeUntil.map(at) ?? (ContinuousClock.now + Self.patience)
     var quietUntil: ContinuousClock.Instant?
@@ -391,14 +390,12 @@ struct ServerReplay {
       let json = try JSON.parse(Array(text.utf8))
       switch json["type"]?.string {
       case "touches":
-        let frame = (t: json["t"]?.number ?? .nan, rt: json["rt"]?.number ?? .nan)
-        latestFrame = frame
-        if let seq = json["seq"]?.number, let planned = plan.frameAt[Int64(seq)] {
-          timing.frameHandled(at: frame.rt, planned: planned)
-        }
+        timing.frameHandled(
+          t: json["t"]?.number ?? .nan, rt: json["rt"]?.number ?? .nan,
+          planned: json["seq"]?.number.flatMap { plan.frameAt[Int64($0)] })
       case "gesture":
         if closeEvents.contains(outcome.events.count) {
-          timing.closeEvent(json, latestFrame: latestFrame, plan: plan, sinceStart: ContinuousClock.now - start)
+          timing.closeEvent(json, plan: plan, sinceStart: ContinuousClock.now - start)
         }
         outcome.events.append(try VectorRunner.gestureFields(json))
       case "scene":
@@ -461,9 +458,15 @@ struct ServerTiming {
   /// Where the events a close produced break the close-time rule.
   private(set) var closeProblems: [String] = []
   private var first: (rt: Double, planned: Double)?
+  /// The latest planned frame: when the server handled it and when the plan sent it.
   private var latest: (rt: Double, planned: Double)?
+  /// The latest frame's device time and server time, planned or not.
+  private var latestFrame: (t: Double, rt: Double)?
 
-  mutating func frameHandled(at rt: Double, planned: Double) {
+  /// A frame's `touches` came back; `planned` is when the plan sent it (nil if not found).
+  mutating func frameHandled(t: Double, rt: Double, planned: Double?) {
+    latestFrame = (t, rt)
+    guard let planned else { return }
     let origin = first ?? (rt, planned)
     first = origin
     latest = (rt, planned)
@@ -476,7 +479,7 @@ struct ServerTiming {
   /// machine's load decides, only within what the test itself saw pass since the first step
   /// (which catches a clock in the wrong unit).
   mutating func closeEvent(
-    _ event: JSON, latestFrame: (t: Double, rt: Double)?, plan: ServerPlan, sinceStart: Duration
+    _ event: JSON, plan: ServerPlan, sinceStart: Duration
   ) {
     guard let t = event["t"]?.number, let rt = event["rt"]?.number else {
       return closeProblems.append("a close's event has no t or rt: \(event)")
