@@ -24,8 +24,6 @@ struct GestureArena: Sendable {
   private var swipe = SwipeRecognizer()
   /// Settings from a repeated hello wait here for the current sequence to finish.
   var pendingSettings: GestureSettings?
-  /// The lists of the last frame's plan, kept for their buffers.
-  private var planBuffers = FramePlan()
 
   init(settings: GestureSettings, regions: RegionMap) {
     ctx = GestureContext(settings: settings, regions: regions)
@@ -59,20 +57,12 @@ struct GestureArena: Sendable {
 
   // MARK: Frames
 
-  /// Sorts a frame into a plan (see `IdentityTable.plan`) and applies it; returns the
-  /// errors for the source.
-  mutating func apply(_ frame: Frame, maxFingers: Int) -> [ProtocolError] {
-    // The plan's buffers are borrowed from `planBuffers` for the frame and given back, so
-    // they are reused without being shared (a shared buffer would be copied on write).
-    var plan = FramePlan()
-    swap(&plan, &planBuffers)
-    defer { swap(&plan, &planBuffers) }
+  /// Sorts a frame into `plan` (see `IdentityTable.plan`), which comes in empty, applies it
+  /// and leaves it empty; returns the errors for the source.
+  mutating func apply(_ frame: Frame, maxFingers: Int, plan: inout FramePlan) -> [ProtocolError] {
     ctx.table.plan(frame, maxFingers: maxFingers, into: &plan)
     apply(plan, t: frame.t)
     let errors = plan.errors
-    // Emptied now, while its lists are in the cache, not when the next frame comes: by then
-    // the server has served hundreds of other sources, and checking four cold lists cost a
-    // cache miss each (the lists a frame does not use are then never touched).
     plan.removeAll()
     return errors
   }

@@ -98,8 +98,15 @@ public struct SourceEngine: Sendable {
   /// Runs one frame. Timers due before `frame.t` fire first, with their own deadlines as
   /// times; a timer due exactly at `frame.t` waits for `advance`, after the frame.
   public mutating func process(_ frame: Frame) -> EngineOutput {
+    var scratch = FrameScratch()
+    return process(frame, scratch: &scratch)
+  }
+
+  /// `process(_:)` with list buffers lent by the caller (see `FrameScratch`), for a caller
+  /// that runs many engines: the output is the same.
+  public mutating func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput {
     arena.fireTimers(until: frame.t, inclusive: false)
-    let errors = arena.apply(frame, maxFingers: maxFingers)
+    let errors = arena.apply(frame, maxFingers: maxFingers, plan: &scratch.plan)
     var out = drain()
     out.errors = errors
     return out

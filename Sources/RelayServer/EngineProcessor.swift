@@ -14,7 +14,9 @@ final class EngineProcessor: GestureProcessor {
   var sceneState: JSONValue? { engine.sceneState }
   var nextDeadline: Double? { engine.nextDeadline }
   func update(hello: Hello) -> EngineOutput { engine.update(hello: hello) }
-  func process(_ frame: Frame) -> EngineOutput { engine.process(frame) }
+  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput {
+    engine.process(frame, scratch: &scratch)
+  }
   func advance(to t: Double) -> EngineOutput { engine.advance(to: t) }
   func cancelAll(at t: Double) -> EngineOutput { engine.cancelAll(at: t) }
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError> { engine.control(c) }

@@ -9,7 +9,8 @@ protocol GestureProcessor: AnyObject {
   var sceneState: JSONValue? { get }
   var nextDeadline: Double? { get }
   func update(hello: Hello) -> EngineOutput
-  func process(_ frame: Frame) -> EngineOutput
+  /// `scratch` is the relay's one `FrameScratch`, lent to every engine in turn.
+  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput
   func advance(to t: Double) -> EngineOutput
   func cancelAll(at t: Double) -> EngineOutput
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError>
@@ -22,7 +23,7 @@ final class PassThroughProcessor: GestureProcessor {
   var sceneState: JSONValue? { nil }
   var nextDeadline: Double? { nil }
   func update(hello: Hello) -> EngineOutput { EngineOutput() }
-  func process(_ frame: Frame) -> EngineOutput { EngineOutput() }
+  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput { EngineOutput() }
   func advance(to t: Double) -> EngineOutput { EngineOutput() }
   func cancelAll(at t: Double) -> EngineOutput { EngineOutput() }
   func prefetch() {}

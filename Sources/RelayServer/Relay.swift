@@ -18,6 +18,8 @@ final class Relay {
   /// and the list being flushed (both reused).
   var toFlush: [Connection] = []
   var flushing: [Connection] = []
+  /// Lent to every source's engine in turn, so its lists stay in the cache (see `FrameScratch`).
+  private var frameScratch = FrameScratch()
   let startedAt = MonotonicClock.nowMs()
   var context: OpaquePointer?
 
@@ -202,7 +204,7 @@ final class Relay {
       mirror(frame, origin: origin, in: conn.session)
       metrics.framesIn += 1
       let started = config.metrics ? MonotonicClock.nanoseconds() : 0
-      let out = state.engine.process(frame)
+      let out = state.engine.process(frame, scratch: &frameScratch)
       if config.metrics { metrics.engineTime.recordNanoseconds(MonotonicClock.nanoseconds() - started) }
       deliver(out, from: conn, origin: origin)
       arm(conn, state)

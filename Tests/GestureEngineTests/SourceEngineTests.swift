@@ -101,6 +101,51 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
     #expect(e.unknownTouchCount == 2)
   }
 
+  /// Engines sharing one `FrameScratch`, fed in turn as the server feeds them, give exactly
+  /// what each gives on its own: nothing is carried from one engine's frame to the next.
+  @Test func enginesSharingAScratchGiveWhatEachGivesAlone() {
+    // Traffic that fills every list of a frame's plan: lifts, cancels, missing fingers,
+    // re-began ids, unknown ids and more fingers than the limit of 3.
+    func traffic(seed: UInt64) -> [Frame] {
+      var rng = seed &* 2_862_933_555_777_941_757 &+ 3_037_000_493
+      func next(_ n: Int) -> Int {
+        rng = rng &* 2_862_933_555_777_941_757 &+ 3_037_000_493
+        return Int((rng >> 33) % UInt64(n))
+      }
+      var down: [Int64] = []
+      var frames: [Frame] = []
+      for seq in 1...300 {
+        var touches: [TouchPoint] = []
+        for id in down {
+          let phases: [TouchPhase] = [.moved, .moved, .stationary, .ended, .cancelled, .began]
+          if next(8) == 0 { continue }  // missing from the frame
+          touches.append(
+            TouchPoint(id: id, phase: phases[next(phases.count)], x: Double(next(390)), y: Double(next(844))))
+        }
+        if next(3) == 0 { touches.append(TouchPoint(id: Int64(next(12)), phase: .began, x: 5, y: 5)) }
+        if next(9) == 0 { touches.append(TouchPoint(id: 99, phase: .moved, x: 1, y: 1)) }
+        frames.append(Frame(seq: Int64(seq), t: Double(seq * 17), touches: touches))
+        down = touches.filter { !$0.phase.isTerminal }.map(\.id)
+      }
+      return frames
+    }
+    let traffics = (1...3).map { traffic(seed: UInt64($0)) }
+    let hello = Hello(device: phone, scene: "flatcube")
+    var alone: [[EngineOutput]] = []
+    for frames in traffics {
+      var e = SourceEngine(hello: hello, maxFingers: 3)
+      alone.append(frames.map { e.process($0) })
+    }
+    var engines = traffics.map { _ in SourceEngine(hello: hello, maxFingers: 3) }
+    var shared: [[EngineOutput]] = traffics.map { _ in [] }
+    var scratch = FrameScratch()
+    for k in traffics[0].indices {
+      for i in engines.indices { shared[i].append(engines[i].process(traffics[i][k], scratch: &scratch)) }
+    }
+    #expect(shared == alone)
+    #expect(alone.joined().contains { !$0.errors.isEmpty } && alone.joined().contains { !$0.events.isEmpty })
+  }
+
   /// Random finger traffic (a fixed-seed generator, so failures reproduce): every gesture
   /// that began gets exactly one ended or cancelled, nothing follows it, and `changed` only
   /// comes between them.

@@ -104,9 +104,10 @@ public struct EngineTrace: Sendable {
   @inline(never)
   public func run() -> Int {
     var engine = SourceEngine(hello: hello, maxFingers: 10)
+    var scratch = FrameScratch()
     var n = 0
     for f in frames {
-      let out = engine.process(f)
+      let out = engine.process(f, scratch: &scratch)
       n &+= out.events.count &+ out.errors.count
     }
     return n
@@ -119,6 +120,7 @@ public struct EngineTrace: Sendable {
 public final class InterleavedEngines {
   let trace: EngineTrace
   private var engines: [SourceEngine]
+  private var scratch = FrameScratch()
   private var next = 0
 
   public init(trace: EngineTrace, count: Int) {
@@ -142,7 +144,7 @@ public final class InterleavedEngines {
       let f = trace.frames[next]
       next += 1
       for i in engines.indices {
-        let out = engines[i].process(f)
+        let out = engines[i].process(f, scratch: &scratch)
         sink &+= out.events.count
       }
       points += f.touches.count * engines.count
