@@ -31,8 +31,10 @@ final class RelayMetrics {
   /// Arrival of a frame (or timer) to the write that delivered what it caused to an observer:
   /// one observation per write and cause, however many messages the cause produced.
   let deliveryLatency: Metrics.Timer
-  /// Time in the gesture engine per frame.
+  /// Time in the gesture engine per frame, for one frame in `engineTimeSampling` (the 1st,
+  /// 17th, ... frame the server takes in).
   let engineTime: Metrics.Timer
+  static let engineTimeSampling = 16
 
   init() {
     var f = PrometheusMetricsFactory(registry: registry)
