@@ -9,9 +9,8 @@ struct Finger: Sendable {
   var x: Double
   var y: Double
   var t: Double
-  var track: VelocityTracker
 
-  init(id: Int64, x: Double, y: Double, t: Double, regions: [String], window: Double) {
+  init(id: Int64, x: Double, y: Double, t: Double, regions: [String]) {
     self.id = id
     downX = x
     downY = y
@@ -20,8 +19,6 @@ struct Finger: Sendable {
     self.x = x
     self.y = y
     self.t = t
-    track = VelocityTracker(window: window)
-    track.add(t: t, x: x, y: y)
   }
 
   var distanceFromDown: Double { Geometry.distance(x - downX, y - downY) }

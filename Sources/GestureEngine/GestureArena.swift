@@ -119,7 +119,7 @@ struct GestureArena: Sendable {
 
   private mutating func land(_ p: TouchPoint, at t: Double) {
     let regions = ctx.regions.hit(p.x, p.y)
-    ctx.table.add(p, t: t, regions: regions, window: ctx.settings.velocityWindow)
+    ctx.table.add(p, t: t, regions: regions)
     guard let f = ctx.table.fingers.last else { return }
     ctx.log.note(.fingerLanded(id: p.id, x: p.x, y: p.y))
     if ctx.table.count == 1 {
@@ -159,7 +159,11 @@ struct GestureArena: Sendable {
       pinch.finish(at: t, ctx: &ctx)
       rotation.finish(at: t, ctx: &ctx)
       tap.sequenceEnded(t: t, ctx: &ctx)
-      swipe.lastFingerLifted(f, t: t, longPressBegan: longPressBegan, ctx: &ctx)
+      // A swipe is one finger all sequence long, and then the pan's translation moved with
+      // that finger sample for sample: its tracker measures the finger's own velocity, so
+      // fingers keep no tracker of their own (one tracker less to feed per finger and frame).
+      swipe.lastFingerLifted(
+        f, t: t, longPressBegan: longPressBegan, velocity: pan.velocityPerMillisecond, ctx: &ctx)
     }
     ctx.table.remove(id)
     ctx.log.note(.fingerLifted(id: id, tapSlop: f.distanceFromDown <= ctx.settings.tapMaxMovement))

@@ -94,8 +94,8 @@ struct IdentityTable: Sendable {
     plan.begins.removeLast(plan.begins.count - kept)
   }
 
-  mutating func add(_ p: TouchPoint, t: Double, regions: [String], window: Double) {
-    fingers.append(Finger(id: p.id, x: p.x, y: p.y, t: t, regions: regions, window: window))
+  mutating func add(_ p: TouchPoint, t: Double, regions: [String]) {
+    fingers.append(Finger(id: p.id, x: p.x, y: p.y, t: t, regions: regions))
   }
 
   /// Moves a finger; returns true when its position changed.
@@ -106,7 +106,6 @@ struct IdentityTable: Sendable {
     fingers[i].x = p.x
     fingers[i].y = p.y
     fingers[i].t = t
-    fingers[i].track.add(t: t, x: p.x, y: p.y)
     return changed
   }
 

@@ -57,7 +57,10 @@ struct PanRecognizer: ContinuousRecognizer, Sendable {
     return false
   }
 
-  /// The last finger is lifting (still in the table, at its final position).
+  /// The translation's velocity over the velocity window, points per millisecond. Tracked
+  /// in every state, so it is there for a swipe even when pans are disabled.
+  var velocityPerMillisecond: (x: Double, y: Double) { track.perMillisecond }
+
   private var velocity: Vector {
     let v = track.perMillisecond
     return Vector(x: v.x * 1000, y: v.y * 1000)

@@ -12,9 +12,11 @@ struct SwipeRecognizer: Sendable {
     state = ctx.enabled(.swipe) ? .possible : .failed
   }
 
-  /// The last finger of the sequence is lifting.
+  /// The last finger of the sequence is lifting; `velocity` is its own over the velocity
+  /// window, points per millisecond (meaningful when it was the sequence's only finger).
   mutating func lastFingerLifted(
-    _ f: Finger, t: Double, longPressBegan: Bool, ctx: inout GestureContext
+    _ f: Finger, t: Double, longPressBegan: Bool, velocity v: (x: Double, y: Double),
+    ctx: inout GestureContext
   ) {
     guard state == .possible else { return }
     state = .failed
@@ -23,7 +25,6 @@ struct SwipeRecognizer: Sendable {
     let dx = f.x - f.downX
     let dy = f.y - f.downY
     guard Geometry.distance(dx, dy) >= ctx.settings.swipeMinDistance else { return }
-    let v = f.track.perMillisecond
     guard Geometry.distance(v.x, v.y) >= ctx.settings.swipeMinVelocity else { return }
     let direction: SwipeDirection =
       abs(dx) >= abs(dy) ? (dx < 0 ? .left : .right) : (dy < 0 ? .up : .down)
