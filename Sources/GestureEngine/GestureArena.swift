@@ -31,6 +31,14 @@ struct GestureArena: Sendable {
 
   var fingerCount: Int { ctx.table.count }
 
+  /// The heap memory a moving frame reads first: the fingers down and the pan's velocity
+  /// history (see `SourceEngine.withHotBuffers`).
+  func withHotBuffers(_ body: (UnsafeRawPointer, Int) -> Void) {
+    body(hintAddress(of: ctx.table.fingers), arrayHeaderBytes + 2 * MemoryLayout<Finger>.stride)
+    let (history, bytes) = pan.hotBytes
+    body(history, bytes)
+  }
+
   // MARK: Timers
 
   var nextDeadline: Double? {

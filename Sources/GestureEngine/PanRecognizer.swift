@@ -61,6 +61,8 @@ struct PanRecognizer: ContinuousRecognizer, Sendable {
   /// in every state, so it is there for a swipe even when pans are disabled.
   var velocityPerMillisecond: (x: Double, y: Double) { track.perMillisecond }
 
+  var hotBytes: (UnsafeRawPointer, Int) { track.hotBytes }
+
   private var velocity: Vector {
     let v = track.perMillisecond
     return Vector(x: v.x * 1000, y: v.y * 1000)

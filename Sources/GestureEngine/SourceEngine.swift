@@ -50,6 +50,14 @@ public struct SourceEngine: Sendable {
   /// Fingers down now.
   public var fingersDown: Int { arena.fingerCount }
 
+  /// Hands `body` the address and size of each heap buffer the next frame reads first, for a
+  /// caller that runs many engines and wants them loaded while it does other work (their
+  /// cache misses otherwise stall the engine). Hints only: valid until the engine changes.
+  /// Mutating only so a caller holding the engine in a class does not copy it to ask.
+  public mutating func withHotBuffers(_ body: (UnsafeRawPointer, Int) -> Void) {
+    arena.withHotBuffers(body)
+  }
+
   private static func maxFingers(_ hello: Hello, server: Int) -> Int {
     min(server, max(1, hello.config?.maxFingers ?? server))
   }

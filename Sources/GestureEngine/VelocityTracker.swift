@@ -49,6 +49,13 @@ struct VelocityTracker: Sendable {
     while samples.count - start >= 2 && samples[start + 1].t <= horizon { start += 1 }
   }
 
+  /// Where the history's buffer is and how much of it an `add` usually reads (its header and
+  /// first 9 samples, which hold a 100 ms window at 60 Hz), for a caller that wants it
+  /// loaded early.
+  var hotBytes: (UnsafeRawPointer, Int) {
+    (hintAddress(of: samples), arrayHeaderBytes + 9 * MemoryLayout<Sample>.stride)
+  }
+
   /// Units per millisecond; zero without two distinct instants.
   var perMillisecond: (x: Double, y: Double) {
     guard start < samples.count else { return (0, 0) }

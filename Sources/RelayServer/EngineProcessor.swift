@@ -28,4 +28,11 @@ final class EngineProcessor: GestureProcessor {
   func prefetch() {
     tr_prefetch(Unmanaged.passUnretained(self).toOpaque(), 768)
   }
+
+  /// Called once the frame is decoded, when the engine's own lines (above) have arrived: the
+  /// heap buffers they point to (fingers, the pan's history) are asked for next, to load
+  /// while the frame is mirrored to observers.
+  func prefetchBuffers() {
+    engine.withHotBuffers { p, n in tr_prefetch(p, n) }
+  }
 }

@@ -16,6 +16,8 @@ protocol GestureProcessor: AnyObject {
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError>
   /// A frame for this engine just arrived: start loading its state (see `EngineProcessor`).
   func prefetch()
+  /// The frame is decoded: start loading the buffers the state points to.
+  func prefetchBuffers()
 }
 
 /// `--no-gestures`: the raw mirror only.
@@ -27,6 +29,7 @@ final class PassThroughProcessor: GestureProcessor {
   func advance(to t: Double) -> EngineOutput { EngineOutput() }
   func cancelAll(at t: Double) -> EngineOutput { EngineOutput() }
   func prefetch() {}
+  func prefetchBuffers() {}
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError> {
     .failure(ProtocolError(.unknownScene, "the server runs without gestures (--no-gestures): no scene"))
   }

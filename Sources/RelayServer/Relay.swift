@@ -201,6 +201,7 @@ final class Relay {
       state.lastRT = rt
       state.clockOffset = rt - frame.t
       let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
+      state.engine.prefetchBuffers()
       mirror(frame, origin: origin, in: conn.session)
       metrics.framesIn += 1
       // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record
