@@ -54,6 +54,11 @@ public struct JSONWriter: ~Copyable {
     count += p.count
   }
 
+  /// Room for `n` more bytes, so a multi-byte write checks the capacity once.
+  @inline(__always) private mutating func reserve(_ n: Int) {
+    if count + n > capacity { grow(to: count + n) }
+  }
+
   private mutating func grow(to needed: Int) {
     capacity = max(needed, capacity * 2)
     let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
@@ -110,10 +115,14 @@ public struct JSONWriter: ~Copyable {
   /// A member name; the value written next belongs to it.
   public mutating func key(_ name: StaticString) {
     separate()
-    put(UInt8(ascii: "\""))
-    raw(name)
-    put(UInt8(ascii: "\""))
-    put(UInt8(ascii: ":"))
+    let n = name.utf8CodeUnitCount
+    reserve(n + 3)
+    let p = base + count
+    p.initialize(to: UInt8(ascii: "\""))
+    (p + 1).initialize(from: name.utf8Start, count: n)
+    (p + 1 + n).initialize(to: UInt8(ascii: "\""))
+    (p + 2 + n).initialize(to: UInt8(ascii: ":"))
+    count += n + 3
     noComma()
   }
 
@@ -171,13 +180,20 @@ public struct JSONWriter: ~Copyable {
     writeInt(Int64(magnitude / 1_000_000))
     var fraction = magnitude % 1_000_000
     guard fraction != 0 else { return }
-    put(UInt8(ascii: "."))
-    var divisor: UInt64 = 100_000
-    while fraction != 0 {
-      put(UInt8(truncatingIfNeeded: fraction / divisor) + 0x30)
-      fraction %= divisor
-      divisor /= 10
+    // Six digits less the trailing zeros, written last digit first (divisions by the
+    // constant 10, which compile to multiplications).
+    var digits = 6
+    while fraction % 10 == 0 {
+      fraction /= 10
+      digits -= 1
     }
+    reserve(digits + 1)
+    base[count] = UInt8(ascii: ".")
+    for i in stride(from: count + digits, to: count, by: -1) {
+      base[i] = UInt8(truncatingIfNeeded: fraction % 10) + 0x30
+      fraction /= 10
+    }
+    count += digits + 1
   }
 
   public mutating func value(_ v: JSONValue) {
@@ -201,24 +217,22 @@ public struct JSONWriter: ~Copyable {
   }
 
   private mutating func writeInt(_ v: Int64) {
-    if v == 0 { return put(UInt8(ascii: "0")) }
     var magnitude = v.magnitude
-    if v < 0 { put(UInt8(ascii: "-")) }
-    var digits:
-      (
-        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-      ) =
-        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var n = 0
-    withUnsafeMutableBytes(of: &digits) { d in
-      while magnitude > 0 {
-        d[n] = UInt8(magnitude % 10) + 0x30
-        magnitude /= 10
-        n += 1
-      }
-      for k in stride(from: n - 1, through: 0, by: -1) { put(d[k]) }
+    var n = 1
+    var rest = magnitude / 10
+    while rest > 0 {
+      rest /= 10
+      n += 1
     }
+    let sign = v < 0 ? 1 : 0
+    reserve(sign + n)
+    if sign == 1 { base[count] = UInt8(ascii: "-") }
+    // The digits in place, last first: one capacity check for the whole number.
+    for i in stride(from: count + sign + n - 1, through: count + sign, by: -1) {
+      base[i] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+      magnitude /= 10
+    }
+    count += sign + n
   }
 
   private mutating func writeString(_ s: String) {
