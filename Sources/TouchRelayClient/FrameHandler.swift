@@ -18,10 +18,9 @@ final class ConnectionState: Sendable {
       s.maskSeed ^= s.maskSeed << 17
       return s.maskSeed
     }
-    let w = UInt32(truncatingIfNeeded: v >> 16)
-    return WebSocketMaskingKey([
-      UInt8(w >> 24), UInt8((w >> 16) & 0xFF), UInt8((w >> 8) & 0xFF), UInt8(w & 0xFF),
-    ])!
+    // Its four bytes straight from the integer's storage: an array literal here was a heap
+    // allocation per frame sent.
+    return withUnsafeBytes(of: UInt32(truncatingIfNeeded: v >> 16)) { WebSocketMaskingKey($0)! }
   }
 
   /// True the first time only: a close frame goes out at most once.
