@@ -52,7 +52,11 @@ final class SourceDriver {
   }
 
   private func send(_ frame: Frame) {
-    var buffer = connection.channel.allocator.buffer(capacity: 64 + 72 * frame.touches.count)
+    // Room in front for the WebSocket header (at most 14 bytes from a client): NIO's encoder
+    // then writes it in place, so a frame is one buffer and one write, not two.
+    var buffer = connection.channel.allocator.buffer(capacity: 14 + 64 + 72 * frame.touches.count)
+    buffer.moveWriterIndex(forwardBy: 14)
+    buffer.moveReaderIndex(forwardBy: 14)
     ClientMessageEncoder.frame(frame, into: &buffer)
     connection.sendText(buffer, flush: false)
   }
