@@ -422,13 +422,21 @@ class Bench:
         for name, ns in medians.items():
             if "engine:" in name:
                 out["engineNsPerTouchPoint"] = round(ns / timed["touchPoints"], 1)
+                # The spread too: on this VM the iterations fall into a fast and a slow mode
+                # (about 2.6 and 4.6 ms for the trace, the old engine as well), and the p50
+                # lands in either.
+                for pct, key in ((10.0, "engineNsPerTouchPointP10"), (90.0, "engineNsPerTouchPointP90")):
+                    v = read_percentile_tsv(os.path.join(outdir, name), pct)
+                    if v is not None:
+                        out[key] = round(v / timed["touchPoints"], 1)
             elif "MessageDecoder" in name:
                 out["messageDecoderNsPerFrame"] = round(ns / timed["decoderFrames"], 1)
             elif "JSONDecoder" in name:
                 out["jsonDecoderNsPerFrame"] = round(ns / timed["decoderFrames"], 1)
         if "messageDecoderNsPerFrame" in out and "jsonDecoderNsPerFrame" in out:
             out["jsonDecoderOverMessageDecoder"] = round(out["jsonDecoderNsPerFrame"] / out["messageDecoderNsPerFrame"], 2)
-        self.log(f"    ordo-one/benchmark (wall clock p50): {fmt(out.get('engineNsPerTouchPoint'), '')} ns/touch point; "
+        self.log(f"    ordo-one/benchmark (wall clock p50): {fmt(out.get('engineNsPerTouchPoint'), '')} ns/touch point "
+                 f"(p10 {fmt(out.get('engineNsPerTouchPointP10'), '')}, p90 {fmt(out.get('engineNsPerTouchPointP90'), '')}); "
                  f"MessageDecoder {fmt(out.get('messageDecoderNsPerFrame'), '')} ns/frame, JSONDecoder "
                  f"{fmt(out.get('jsonDecoderNsPerFrame'), '')} ns/frame (x{fmt(out.get('jsonDecoderOverMessageDecoder'), '')})")
         return out
@@ -584,6 +592,8 @@ class Bench:
                       "pans with 1 and 3 fingers, pinches; default recognizers, no scene) and decoder (4 small frames):", "",
                       "| measurement | ordo-one/benchmark (p50) | plain timed loop (median) |", "| --- | ---: | ---: |",
                       f"| engine, ns per touch point | {fmt(o.get('engineNsPerTouchPoint'), '')} | {t['engineNsPerTouchPoint']} |",
+                      f"| engine, ns per touch point: ordo-one's p10 and p90 (its iterations are bimodal here) | "
+                      f"{fmt(o.get('engineNsPerTouchPointP10'), '')} / {fmt(o.get('engineNsPerTouchPointP90'), '')} | — |",
                       f"| engine, ns per touch point, {t.get('interleavedEngines', 400)} engines taking turns (cold state, as in the server) | — | {fmt(t.get('engineNsPerTouchPointInterleaved'), '')} |",
                       f"| MessageDecoder, ns per frame | {fmt(o.get('messageDecoderNsPerFrame'), '')} | {t['messageDecoderNsPerFrame']} |",
                       f"| Foundation JSONDecoder, ns per frame | {fmt(o.get('jsonDecoderNsPerFrame'), '')} | {t['jsonDecoderNsPerFrame']} |",
