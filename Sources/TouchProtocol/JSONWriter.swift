@@ -42,14 +42,14 @@ public struct JSONWriter: ~Copyable {
   }
 
   @inline(__always) private mutating func put(_ b: UInt8) {
-    if count == capacity { grow(to: count + 1) }
+    reserve(1)
     (base + count).initialize(to: b)
     count += 1
   }
 
   @inline(__always) private mutating func put(_ p: UnsafeBufferPointer<UInt8>) {
     guard let src = p.baseAddress, !p.isEmpty else { return }
-    if count + p.count > capacity { grow(to: count + p.count) }
+    reserve(p.count)
     (base + count).initialize(from: src, count: p.count)
     count += p.count
   }
@@ -180,20 +180,14 @@ public struct JSONWriter: ~Copyable {
     writeInt(Int64(magnitude / 1_000_000))
     var fraction = magnitude % 1_000_000
     guard fraction != 0 else { return }
-    // Six digits less the trailing zeros, written last digit first (divisions by the
-    // constant 10, which compile to multiplications).
+    // Six digits less the trailing zeros.
     var digits = 6
     while fraction % 10 == 0 {
       fraction /= 10
       digits -= 1
     }
-    reserve(digits + 1)
-    base[count] = UInt8(ascii: ".")
-    for i in stride(from: count + digits, to: count, by: -1) {
-      base[i] = UInt8(truncatingIfNeeded: fraction % 10) + 0x30
-      fraction /= 10
-    }
-    count += digits + 1
+    put(UInt8(ascii: "."))
+    writeDigits(fraction, count: digits)
   }
 
   public mutating func value(_ v: JSONValue) {
@@ -217,22 +211,27 @@ public struct JSONWriter: ~Copyable {
   }
 
   private mutating func writeInt(_ v: Int64) {
-    var magnitude = v.magnitude
+    if v < 0 { put(UInt8(ascii: "-")) }
     var n = 1
-    var rest = magnitude / 10
+    var rest = v.magnitude / 10
     while rest > 0 {
       rest /= 10
       n += 1
     }
-    let sign = v < 0 ? 1 : 0
-    reserve(sign + n)
-    if sign == 1 { base[count] = UInt8(ascii: "-") }
-    // The digits in place, last first: one capacity check for the whole number.
-    for i in stride(from: count + sign + n - 1, through: count + sign, by: -1) {
-      base[i] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
-      magnitude /= 10
+    writeDigits(v.magnitude, count: n)
+  }
+
+  /// The last `n` decimal digits of `value` (zero-padded), written in place last digit first:
+  /// one capacity check for the whole run, and divisions by the constant 10, which compile to
+  /// multiplications.
+  private mutating func writeDigits(_ value: UInt64, count n: Int) {
+    reserve(n)
+    var value = value
+    for i in stride(from: count + n - 1, through: count, by: -1) {
+      base[i] = UInt8(truncatingIfNeeded: value % 10) + 0x30
+      value /= 10
     }
-    count += sign + n
+    count += n
   }
 
   private mutating func writeString(_ s: String) {
