@@ -173,7 +173,7 @@ extension Relay {
         m.payloadCount, LWS_WRITE_TEXT)
       if n < 0 { return -1 }
       conn.inFlight = m
-      sent(m, on: conn, at: config.metrics ? MonotonicClock.nanoseconds() : 0)
+      sent(m, on: conn, at: writeTime())
       wrote = true
     }
     if wrote {
@@ -204,7 +204,7 @@ extension Relay {
     guard batch.frameCount > 0 else { return .nothing }
     // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
     if lws_write(wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return .failed }
-    let now = config.metrics ? MonotonicClock.nanoseconds() : 0
+    let now = writeTime()
     // A frame's `touches` and the gestures it completed share their cause (`createdAt`) and
     // this write: they are one delivery for the latency histogram, not one per message.
     var cause = Int64.min
@@ -215,7 +215,10 @@ extension Relay {
     return .wrote
   }
 
-  /// `now`: when it was written (monotonic ns; one reading serves a whole batch).
+  /// When a write happened, for the latency histogram: no clock reading without metrics.
+  private func writeTime() -> Int64 { config.metrics ? MonotonicClock.nanoseconds() : 0 }
+
+  /// `now`: when it was written (`writeTime()`; one reading serves a whole batch).
   private func sent(_ m: OutgoingMessage, on conn: Connection, at now: Int64, timed: Bool = true) {
     conn.messagesOut += 1
     metrics.messagesOut += 1
