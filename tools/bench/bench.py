@@ -411,13 +411,14 @@ class Bench:
             why = (p.stderr or p.stdout).strip().splitlines()[-3:]
             self.log(f"    ordo-one/benchmark failed (exit {p.returncode}): {' | '.join(why)}")
             return {"error": " | ".join(why)}
-        medians = {}
+        medians, spreads = {}, {}
         for name in os.listdir(outdir):
             if not name.endswith(".tsv"):
                 continue
-            p50 = read_percentile_tsv(os.path.join(outdir, name), 50.0)
+            p10, p50, p90 = read_percentile_tsv(os.path.join(outdir, name), 10.0, 50.0, 90.0)
             if p50 is not None:
                 medians[name] = p50
+                spreads[name] = (p10, p90)
         out = {"files": medians}
         for name, ns in medians.items():
             if "engine:" in name:
@@ -425,8 +426,7 @@ class Bench:
                 # The spread too: on this VM the iterations fall into a fast and a slow mode
                 # (about 2.6 and 4.6 ms for the trace, the old engine as well), and the p50
                 # lands in either.
-                for pct, key in ((10.0, "engineNsPerTouchPointP10"), (90.0, "engineNsPerTouchPointP90")):
-                    v = read_percentile_tsv(os.path.join(outdir, name), pct)
+                for v, key in zip(spreads[name], ("engineNsPerTouchPointP10", "engineNsPerTouchPointP90")):
                     if v is not None:
                         out[key] = round(v / timed["touchPoints"], 1)
             elif "MessageDecoder" in name:
@@ -725,29 +725,29 @@ def median_run(runs, key):
     return ordered[(len(ordered) - 1) // 2]
 
 
-def read_percentile_tsv(path, pct):
+def read_percentile_tsv(path, *pcts):
     """ordo-one's histogramPercentiles file: a header line naming the unit, e.g.
-    `Percentile<TAB>Time (wall clock) (μs) *`, then `percentile<TAB>value` rows. In ns."""
+    `Percentile<TAB>Time (wall clock) (μs) *`, then `percentile<TAB>value` rows. The value
+    at each of `pcts`, in ns (None where the file has none), from one read of the file."""
     try:
         with open(path) as f:
             rows = [line.strip().split("\t") for line in f if line.strip()]
     except OSError:
-        return None
+        return tuple(None for _ in pcts)
     header = "\t".join(rows[0]) if rows else ""
     scale = 1.0
     for unit, k in (("(ns)", 1.0), ("(\u03bcs)", 1e3), ("(\u00b5s)", 1e3), ("(us)", 1e3), ("(ms)", 1e6), ("(s)", 1e9)):
         if unit in header:
             scale = k
             break
-    best = None
+    points = []
     for row in rows:
         try:
-            p, v = float(row[0]), float(row[1])
+            points.append((float(row[0]), float(row[1]) * scale))
         except (ValueError, IndexError):
             continue
-        if p <= pct:
-            best = v * scale
-    return best
+    # The value at the highest listed percentile not above each one asked for.
+    return tuple(next((v for p, v in reversed(points) if p <= pct), None) for pct in pcts)
 
 
 def fmt(v, spec):
