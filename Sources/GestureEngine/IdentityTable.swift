@@ -23,8 +23,8 @@ struct IdentityTable: Sendable {
 
   /// Sorts a frame's touches into a plan and applies the identity rules: unknown ids,
   /// re-began ids, missing touches and the finger limit.
-  /// `plan` comes in empty, holding the previous frame's list buffers, which are refilled: a
-  /// frame allocates nothing here.
+  /// `plan` comes in empty, holding list buffers from earlier frames (the caller's
+  /// `FrameScratch`), which are refilled: a frame allocates nothing here.
   mutating func plan(_ frame: Frame, maxFingers: Int, into plan: inout FramePlan) {
     assert(plan.cancels.isEmpty && plan.updates.isEmpty && plan.ends.isEmpty && plan.begins.isEmpty)
     for p in frame.touches {

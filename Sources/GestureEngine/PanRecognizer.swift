@@ -64,7 +64,7 @@ struct PanRecognizer: ContinuousRecognizer, Sendable {
   var hotBytes: (UnsafeRawPointer, Int) { track.hotBytes }
 
   private var velocity: Vector {
-    let v = track.perMillisecond
+    let v = velocityPerMillisecond
     return Vector(x: v.x * 1000, y: v.y * 1000)
   }
 
