@@ -107,11 +107,8 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
     // Traffic that fills every list of a frame's plan: lifts, cancels, missing fingers,
     // re-began ids, unknown ids and more fingers than the limit of 3.
     func traffic(seed: UInt64) -> [Frame] {
-      var rng = seed &* 2_862_933_555_777_941_757 &+ 3_037_000_493
-      func next(_ n: Int) -> Int {
-        rng = rng &* 2_862_933_555_777_941_757 &+ 3_037_000_493
-        return Int((rng >> 33) % UInt64(n))
-      }
+      var rng = SeededLCG(state: seed &* 2_862_933_555_777_941_757 &+ 3_037_000_493)
+      func next(_ n: Int) -> Int { rng.below(n) }
       var down: [Int64] = []
       var frames: [Frame] = []
       for seq in 1...300 {
@@ -151,11 +148,8 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
   /// comes between them.
   @Test(arguments: 1...40)
   func everyBeganGetsExactlyOneEnding(seed: UInt64) {
-    var rng = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-    func next(_ n: Int) -> Int {
-      rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Int((rng >> 33) % UInt64(n))
-    }
+    var rng = SeededLCG(state: seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407)
+    func next(_ n: Int) -> Int { rng.below(n) }
     var e = SourceEngine(
       hello: Hello(device: phone, scene: SourceEngine.sceneNames[Int(seed) % 3]), maxFingers: 4)
     var down: [Int64: (Double, Double)] = [:]

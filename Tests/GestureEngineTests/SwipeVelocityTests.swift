@@ -11,11 +11,8 @@ import TouchProtocol
 @Suite struct SwipeVelocityTests {
   @Test(arguments: 1...30)
   func swipeVelocityIsTheFingersOwnOverTheWindow(seed: UInt64) throws {
-    var rng = seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x632B_E59B_D9B4_E019
-    func unit() -> Double {
-      rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Double(rng >> 11) / Double(1 << 53)
-    }
+    var rng = SeededLCG(state: seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x632B_E59B_D9B4_E019)
+    func unit() -> Double { rng.unit() }
     var config = GestureConfig()
     config.swipeVelocityWindow = [60.0, 100, 150][Int(seed) % 3]
     let window = config.swipeVelocityWindow!

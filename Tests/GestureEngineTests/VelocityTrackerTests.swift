@@ -32,11 +32,8 @@ import Testing
   /// instants and clock hiccups, windows from 10 ms to 1 s, and resets.
   @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
   func matchesThePlainRule(seed: UInt64) {
-    var rng = seed &* 0x9E37_79B9_7F4A_7C15
-    func next() -> Double {
-      rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Double(rng >> 11) / Double(1 << 53)
-    }
+    var rng = SeededLCG(state: seed &* 0x9E37_79B9_7F4A_7C15)
+    func next() -> Double { rng.unit() }
     let windows: [Double] = [10, 100, 100, 250, 1000]
     var window = windows[Int(next() * Double(windows.count))]
     var tracker = VelocityTracker(window: window)
