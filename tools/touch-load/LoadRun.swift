@@ -275,6 +275,12 @@ final class LoadRun: Sendable {
     for o in perObserver {
       if let n = try? await o.eventLoop.submit({ o.value.messages }).get() { counts.append(n) }
     }
+    // Sources start up to a ramp-up (or a connect spread) apart, so `framesPerSecond`, over
+    // the whole span, understates the rate while all of them send; this is that rate.
+    var steady = 0.0
+    for (_, driver) in sources.current {
+      if let r = try? await driver.eventLoop.submit({ driver.value.framesPerSecond }).get() { steady += r }
+    }
     let elapsed = Double(now - clock.epoch) / 1e9
     var byType: [String: Int] = [:]
     for k in MessageKind.allCases where d.received[k.rawValue] > 0 {
@@ -300,6 +306,7 @@ final class LoadRun: Sendable {
       connectTime: LatencySummary(connectTimes.current), framesScheduled: d.framesScheduled,
       framesSent: d.framesSent,
       framesPerSecond: sendingTime > 0 ? Double(d.framesSent) / sendingTime : 0,
+      steadyFramesPerSecond: steady,
       messagesReceived: d.receivedTotal,
       messagesPerSecond: sendingTime > 0 ? Double(d.receivedTotal) / sendingTime : 0,
       messagesByType: byType,

@@ -82,7 +82,13 @@ struct Report: Codable, Sendable {
   var connectTime: LatencySummary
   var framesScheduled: Int
   var framesSent: Int
+  /// Frames sent over `sendingTime`, from the first source's first frame due to the end.
   var framesPerSecond: Double
+  /// The sum of each source's own rate (its frames over its own first to last frame due):
+  /// the rate while every source sends, which is what a load held means. Sources connect
+  /// over the ramp-up (or, without one, over the time connecting them takes), so
+  /// `framesPerSecond` reads lower by that spread over the run.
+  var steadyFramesPerSecond: Double
   var messagesReceived: Int
   var messagesPerSecond: Double
   var messagesByType: [String: Int]
@@ -153,7 +159,7 @@ struct Report: Codable, Sendable {
     )
     lines.append(
       "  frames        sent \(framesSent) of \(framesScheduled) ticks in \(String(format: "%.1f", sendingTime)) s "
-        + "(\(rate(framesPerSecond)))")
+        + "(\(rate(framesPerSecond)); all sources sending \(rate(steadyFramesPerSecond)))")
     lines.append(
       "  received      \(messagesReceived) (\(rate(messagesPerSecond))); per observer min \(messagesPerObserver.min) "
         + "mean \(String(format: "%.1f", messagesPerObserver.mean)) max \(messagesPerObserver.max)")

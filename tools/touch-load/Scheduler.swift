@@ -20,6 +20,18 @@ final class SourceDriver {
   private var stopped = false
   /// Touches down after the last frame sent, to lift them when the run stops.
   private var down: [TouchPoint] = []
+  /// Frames sent on the schedule, and the due times of the first and the last of them.
+  private(set) var sent = 0
+  private var firstSentDue: UInt64 = 0
+  private var lastSentDue: UInt64 = 0
+
+  /// This source's own rate: its frames over the span from its first to its last, counted
+  /// as intervals (one fewer than the frames), so a source on schedule reads exactly its
+  /// rate. Nil before two frames.
+  var framesPerSecond: Double? {
+    guard sent >= 2, lastSentDue > firstSentDue else { return nil }
+    return Double(sent - 1) / (Double(lastSentDue - firstSentDue) / 1e9)
+  }
 
   init(
     connection: WebSocketConnection, recorder: LatencyRecorder, schedule: SourceSchedule,
@@ -72,6 +84,9 @@ final class SourceDriver {
       if let touches = trace.next() ?? (sendIdle ? [] : nil) {
         send(Frame(seq: seq, t: recorder.clock.ms(due), touches: touches))
         recorder.frameSent(scheduled: due)
+        if sent == 0 { firstSentDue = due }
+        lastSentDue = due
+        sent += 1
         down = touches.filter { !$0.phase.isTerminal }
         wrote = true
       }
