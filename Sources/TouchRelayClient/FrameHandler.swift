@@ -6,21 +6,13 @@ final class ConnectionState: Sendable {
   struct Values {
     var serverClose: (code: UInt16, reason: String)?
     var closeSent = false
-    var maskSeed: UInt64 = UInt64.random(in: 1...UInt64.max)
+    var masks = MaskGenerator()
   }
   let values = Locked(Values())
 
-  /// Masks need not be secret here, only present; a PRNG step avoids a getrandom(2) per frame.
+  /// Any thread may send, so the generator sits behind the lock (see `MaskGenerator`).
   func nextMask() -> WebSocketMaskingKey {
-    let v = values.withLock { s in
-      s.maskSeed ^= s.maskSeed << 13
-      s.maskSeed ^= s.maskSeed >> 7
-      s.maskSeed ^= s.maskSeed << 17
-      return s.maskSeed
-    }
-    // Its four bytes straight from the integer's storage: an array literal here was a heap
-    // allocation per frame sent.
-    return withUnsafeBytes(of: UInt32(truncatingIfNeeded: v >> 16)) { WebSocketMaskingKey($0)! }
+    values.withLock { $0.masks.next() }
   }
 
   /// True the first time only: a close frame goes out at most once.

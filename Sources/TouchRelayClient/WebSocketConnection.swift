@@ -237,7 +237,13 @@ public final class WebSocketConnection: Sendable {
 
   /// The load generator's path: no future, no String. Call it on `eventLoop` for best speed.
   public func sendText(_ buffer: ByteBuffer, flush: Bool = true) {
-    let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: state.nextMask(), data: buffer)
+    sendText(buffer, maskKey: state.nextMask(), flush: flush)
+  }
+
+  /// As `sendText(_:flush:)` with the caller's masking key: a sender that owns a
+  /// `MaskGenerator` on its event loop skips the lock this connection's generator needs.
+  public func sendText(_ buffer: ByteBuffer, maskKey: WebSocketMaskingKey, flush: Bool = true) {
+    let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: maskKey, data: buffer)
     if flush {
       channel.writeAndFlush(frame, promise: nil)
     } else {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 import TouchProtocol
 import TouchRelayClient
@@ -52,6 +53,30 @@ import TouchRelayClient
         #expect(m["seq"]?.intValue == seq)
         #expect(m["source"]?.stringValue == id)
       }
+    }
+  }
+
+  /// touch-load's path: the sender masks each frame with keys from its own `MaskGenerator`.
+  /// The server unmasks them, so any key that did not match the bytes would garble the frames.
+  @Test func framesMaskedWithTheSendersOwnKeysArriveIntact() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (obs, _) = try await relay.observer("masks", query: "raw=1")
+    let (src, id) = try await relay.source("masks")
+    var masks = MaskGenerator()
+    var keys: Set<[UInt8]> = []
+    for seq in 1...30 {
+      let key = masks.next()
+      keys.insert(Array(key))
+      let text = frameText(seq, t: Double(seq) * 16, [(1, seq == 1 ? "began" : "moved", Double(seq), 2)])
+      src.sendText(ByteBuffer(string: text), maskKey: key)
+    }
+    #expect(keys.count >= 29, "masking keys should vary from frame to frame: \(keys.count) distinct of 30")
+    for seq in 1...30 {
+      let m = try await obs.nextJSON(type: "touches")
+      #expect(m["seq"]?.intValue == seq)
+      #expect(m["source"]?.stringValue == id)
+      #expect(m["touches"]?[0]?["x"]?.doubleValue == Double(seq))
     }
   }
 

@@ -18,8 +18,11 @@ final class SourceDriver {
   /// When the next frame is due (the ticker checks this before calling `sendDue`).
   var nextDue: UInt64 { schedule.due(seq: seq) }
   private var stopped = false
-  /// Touches down after the last frame sent, to lift them when the run stops.
-  private var down: [TouchPoint] = []
+  /// The touches of the last frame sent: those not ended are lifted when the run stops
+  /// (kept whole, as filtering them every frame cost an allocation per frame).
+  private var lastTouches: [TouchPoint] = []
+  /// This driver's own masking keys: it lives on one event loop, so no lock is needed.
+  private var masks = MaskGenerator()
   /// Frames sent on the schedule, and the due times of the first and the last of them.
   private(set) var sent = 0
   private var firstSentDue: UInt64 = 0
@@ -51,13 +54,14 @@ final class SourceDriver {
   /// its due time, so it is sent early and not timed.
   func stop() {
     stopped = true
+    let down = lastTouches.filter { !$0.phase.isTerminal }
     guard connection.isActive, !down.isEmpty else { return }
     let cancel = down.map { p in
       var p = p
       p.phase = .cancelled
       return p
     }
-    down = []
+    lastTouches = []
     send(Frame(seq: seq, t: recorder.clock.ms(schedule.due(seq: seq)), touches: cancel))
     connection.flush()
     seq += 1
@@ -70,7 +74,7 @@ final class SourceDriver {
     buffer.moveWriterIndex(forwardBy: 14)
     buffer.moveReaderIndex(forwardBy: 14)
     ClientMessageEncoder.frame(frame, into: &buffer)
-    connection.sendText(buffer, flush: false)
+    connection.sendText(buffer, maskKey: masks.next(), flush: false)
   }
 
   /// Sends every frame due by `now`; false once there is nothing more to send (or it was
@@ -87,7 +91,7 @@ final class SourceDriver {
         if sent == 0 { firstSentDue = due }
         lastSentDue = due
         sent += 1
-        down = touches.filter { !$0.phase.isTerminal }
+        lastTouches = touches
         wrote = true
       }
       seq += 1

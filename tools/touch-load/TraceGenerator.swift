@@ -26,9 +26,16 @@ struct Stroke {
 
 /// A gesture as strokes plus the quiet time after it.
 struct GestureShape {
-  var strokes: [Stroke]
-  var gapAfter: Double
-  var duration: Double { (strokes.map(\.end).max() ?? 0) + gapAfter }
+  let strokes: [Stroke]
+  let gapAfter: Double
+  /// Read every frame, so worked out once.
+  let duration: Double
+
+  init(strokes: [Stroke], gapAfter: Double) {
+    self.strokes = strokes
+    self.gapAfter = gapAfter
+    duration = (strokes.map(\.end).max() ?? 0) + gapAfter
+  }
 }
 
 /// Synthesizes human-like gestures on a surface and samples them at the frame rate.
