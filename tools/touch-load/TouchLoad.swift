@@ -148,7 +148,7 @@ struct TouchLoad: AsyncParsableCommand {
     guard observers >= 0 else { throw ValidationError("--observers must be 0 or more") }
     guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
     for (name, value) in [
-      ("-d", duration), ("--ramp-up", rampUp), ("--warmup", warmup), ("--drain", drain), ("--tick", tick),
+      ("-d", duration), ("--ramp-up", rampUp), ("--warmup", warmup), ("--drain", drain),
     ] {
       guard parseDuration(value) != nil else {
         throw ValidationError("\(name): '\(value)' is not a duration (30s, 2m, 500ms)")
