@@ -44,6 +44,11 @@ def check_report(tag, r, h, sources, observers, every_slot):
           {k: r[k] for k in ("failures", "serverErrors", "droppedMessages", "outOfOrderMessages", "unmatchedMessages")})
     lat = r["latency"]
     check(f"{tag}: latency measured and ordered", lat["count"] > 0 and 0 <= lat["p50"] <= lat["p99"] <= lat["max"], lat)
+    # No warm-up here, so every frame's send lag is in; each message comes after its frame
+    # was sent, so the typical lag is below the typical latency.
+    lag = r["sendLag"]
+    check(f"{tag}: send lag of every frame, below the latency", lag["count"] == sent and lag["p50"] <= lat["p50"],
+          (lag, sent, lat["p50"]))
     check(f"{tag}: a per-second series", len(r["series"]) >= 2 and sum(s["framesSent"] for s in r["series"]) > 0,
           r["series"][:2])
     check(f"{tag}: .hgrm in HdrHistogram's percentile format",

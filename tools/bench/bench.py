@@ -177,6 +177,8 @@ class Bench:
             "messagesReceived": rep["messagesReceived"],
             "messagesPerObserverMin": rep["messagesPerObserver"]["min"],
             "p50": lat["p50"], "p99": lat["p99"], "p999": lat["p999"], "max": lat["max"],
+            # touch-load's own lateness in sending, part of the latency above.
+            "sendLagP99": rep["sendLag"]["p99"],
             "droppedMessages": rep["droppedMessages"],
             "errors": sum(rep["serverErrors"].values()) + sum(rep["failures"].values()),
             "connectFailures": rep["sourceConnections"]["failed"] + rep["observerConnections"]["failed"],
@@ -229,7 +231,8 @@ class Bench:
                 r = self.ingest_run(n, f"ingest-{n}" + ("-retry" if attempt else ""), duration, window)
                 r["fractionOfLimit"] = round(r["framesPerServerCpuSecond"] / limit, 3) if limit and r["framesPerServerCpuSecond"] else None
                 runs.append(r)
-                self.log(f"    {n} sources: {r['framesPerSecond']:,.0f} frames/s, p99 {r['p99']:.2f} ms, "
+                self.log(f"    {n} sources: {r['framesPerSecond']:,.0f} frames/s, p99 {r['p99']:.2f} ms "
+                         f"(touch-load's send lag p99 {r['sendLagP99']:.2f} ms), "
                          f"dropped {r['droppedMessages']}, server CPU {fmt(r['serverCpuShare'], '.0%')}, "
                          f"{fmt(r['framesPerServerCpuSecond'], ',.0f')} frames/server-CPU-s "
                          f"({fmt(r['fractionOfLimit'], '.2f')} of limit), touch-load CPU {r['loadCpuSeconds']} s"
@@ -521,12 +524,12 @@ class Bench:
         ing = self.results.get("ingest")
         if ing:
             lines += ["Ingest (N sources × 60 Hz, `--send-idle`, one raw observer each, gestures on; frames/s: the rate while all sources send "
-                      "(touch-load's `steadyFramesPerSecond`); server CPU over a steady window; pinned: server on CPU 0, touch-load `--threads 1` on CPU 1; shared: neither pinned, touch-load's default threads):", "",
-                      "| sources | placement | frames/s | p50 ms | p99 ms | dropped | server CPU | frames per server CPU-s | of limit | touch-load CPU-s | held |",
-                      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+                      "(touch-load's `steadyFramesPerSecond`); touch-load send lag: how late touch-load itself sent the frames, part of the p99; server CPU over a steady window; pinned: server on CPU 0, touch-load `--threads 1` on CPU 1; shared: neither pinned, touch-load's default threads):", "",
+                      "| sources | placement | frames/s | p50 ms | p99 ms | touch-load send lag p99 ms | dropped | server CPU | frames per server CPU-s | of limit | touch-load CPU-s | held |",
+                      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
             for r in ingest_rows(ing):
                 lines.append(f"| {r['sources']} | {r['placement']} | {r['framesPerSecond']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
-                             f"{r['droppedMessages']} | {fmt(r['serverCpuShare'], '.0%')} | {fmt(r['framesPerServerCpuSecond'], ',.0f')} | "
+                             f"{fmt(r.get('sendLagP99'), '.2f')} | {r['droppedMessages']} | {fmt(r['serverCpuShare'], '.0%')} | {fmt(r['framesPerServerCpuSecond'], ',.0f')} | "
                              f"{fmt(r['fractionOfLimit'], '.2f')} | {r['loadCpuSeconds']:.1f} of {r['loadElapsed']:.0f} s | "
                              f"{'yes' if r['held'] else 'no'} |")
             lines.append("")

@@ -31,6 +31,8 @@ struct SecondStats: Sendable {
 /// lock; the orchestrator copies them out (a value, cheap to hand across threads) and merges.
 struct RecorderData: Sendable {
   var latency = makeLatencyHistogram()
+  /// How late touch-load itself sent each frame after the warm-up (µs past its due time).
+  var sendLag = makeLatencyHistogram()
   var framesSent = 0
   var framesScheduled = 0
   /// Indexed by `MessageKind.rawValue`.
@@ -62,6 +64,7 @@ struct RecorderData: Sendable {
 
   mutating func add(_ o: RecorderData) {
     latency.add(o.latency)
+    sendLag.add(o.sendLag)
     framesSent += o.framesSent
     framesScheduled += o.framesScheduled
     for i in received.indices { received[i] += o.received[i] }
@@ -90,9 +93,13 @@ final class LatencyRecorder {
     self.clock = clock
   }
 
-  func frameSent(scheduled: UInt64) {
+  /// A frame due at `scheduled` went out at `now` (its tick: at most one tick late, more
+  /// when the loop fell behind).
+  func frameSent(scheduled: UInt64, now: UInt64) {
     data.framesSent += 1
     data.seconds[data.bucket(clock.second(scheduled))].sent += 1
+    guard scheduled >= warmupEnd else { return }
+    data.sendLag.record(max(now &- min(now, scheduled), 1_000) / 1000)
   }
 
   /// A message an observer received at `now` for a frame due at `scheduled`.

@@ -95,6 +95,10 @@ struct Report: Codable, Sendable {
   var messagesPerObserver: MinMeanMax
   var gestures: [String: Int]
   var latency: LatencySummary
+  /// How late touch-load sent each frame after its due time (after the warm-up), floored
+  /// at 1 µs. It is part of every latency figure above (latency counts from the due time):
+  /// a p99 here near the latency's p99 means the generator, not the relay, was behind.
+  var sendLag: LatencySummary
   var timerDrivenMessages: Int
   var unmatchedMessages: Int
   var outOfOrderMessages: Int
@@ -166,6 +170,7 @@ struct Report: Codable, Sendable {
     lines.append("  by type       \(list(messagesByType))")
     if !gestures.isEmpty { lines.append("  gestures      \(list(gestures))") }
     lines.append("  latency       \(latency.line)")
+    lines.append("  send lag      \(sendLag.line)  (touch-load's own, included above)")
     if timerDrivenMessages + unmatchedMessages + outOfOrderMessages > 0 {
       lines.append(
         "                timer-driven \(timerDrivenMessages), unmatched \(unmatchedMessages), "

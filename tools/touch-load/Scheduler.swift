@@ -87,7 +87,7 @@ final class SourceDriver {
       recorder.data.framesScheduled += 1
       if let touches = trace.next() ?? (sendIdle ? [] : nil) {
         send(Frame(seq: seq, t: recorder.clock.ms(due), touches: touches))
-        recorder.frameSent(scheduled: due)
+        recorder.frameSent(scheduled: due, now: now)
         if sent == 0 { firstSentDue = due }
         lastSentDue = due
         sent += 1
