@@ -243,12 +243,19 @@ class Bench:
                 break
         held = [r for r in runs if r["held"]]
         best = max(held, key=lambda r: r["framesPerSecond"]) if held else None
-        # One run under 5 ms can be luck on this VM: the best such step is run twice more and
-        # counts only if the median p99 of its three runs is under 5 ms (else the next lower).
+        # One run's p99 is luck either way on this VM (a 5-8 ms stall in it or not), so the 5 ms
+        # claim rests on the median of three runs: the highest held steps (p99 under 10 ms in
+        # their first run) are each run twice more, highest first, and the first whose median
+        # p99 is under 5 ms counts. (Until 2026-11-22 only steps whose first run was already
+        # under 5 ms were tried: a lucky first run was checked, an unlucky one was final.)
         best5 = None
-        candidates = sorted((r for r in held if r["p99"] < TARGET_INGEST_HELD_P99),
-                            key=lambda r: -r["framesPerSecond"])
-        for cand in candidates[:1 if self.quick else 2]:
+        seen = set()
+        candidates = []
+        for r in sorted(held, key=lambda r: -r["framesPerSecond"]):
+            if r["sources"] not in seen:
+                seen.add(r["sources"])
+                candidates.append(r)
+        for cand in candidates[:1 if self.quick else 3]:
             n = cand["sources"]
             repeats = [cand]
             for k in range(0 if self.quick else 2):
