@@ -99,7 +99,8 @@ final class LatencyRecorder {
     data.framesSent += 1
     data.seconds[data.bucket(clock.second(scheduled))].sent += 1
     guard scheduled >= warmupEnd else { return }
-    data.sendLag.record(max(now &- min(now, scheduled), 1_000) / 1000)
+    let lagNanos = now > scheduled ? now - scheduled : 0
+    data.sendLag.record(max(lagNanos / 1000, 1))
   }
 
   /// A message an observer received at `now` for a frame due at `scheduled`.

@@ -24,7 +24,7 @@ final class SourceDriver {
   /// This driver's own masking keys: it lives on one event loop, so no lock is needed.
   private var masks = MaskGenerator()
   /// Frames sent on the schedule, and the due times of the first and the last of them.
-  private(set) var sent = 0
+  private var sent = 0
   private var firstSentDue: UInt64 = 0
   private var lastSentDue: UInt64 = 0
 
