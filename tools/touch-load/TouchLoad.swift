@@ -17,6 +17,12 @@ struct TouchLoad: AsyncParsableCommand {
       observer gets for a frame (touches, gesture, scene) is matched by its source and seq to the frame's \
       due time; gestures fired by a timer count from the timer's due time (their `t`).
 
+      The report gives two frame rates: over the whole run from the first source's first frame \
+      (framesPerSecond), and while every source sends (steadyFramesPerSecond, each source's \
+      frames over its own span, summed), which is the load the server held. It also gives \
+      touch-load's own send lag, how late each frame left after it was due: that lag is \
+      inside every latency figure, so a large one means the generator was behind.
+
       Progress goes to stderr (one live line on a terminal), the report to stdout. Ctrl-C stops early and \
       still reports; a second Ctrl-C quits at once. Exit status 0, or 1 when nothing could connect.
 
