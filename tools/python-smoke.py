@@ -4,17 +4,13 @@ observer on one session through a real touch-relay binary. Prints 'N passed, M f
 
 usage: tools/python-smoke.py [path/to/touch-relay]   (Debian: apt-get install python3-websockets)
 """
-import asyncio, json, re, subprocess, sys
+import asyncio, json, sys
 
 import websockets
 
+from smoke_support import check, finish, relay_port, start_relay, stop_relay
+
 binary = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/touch-relay"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
 
 
 async def scenario(port):
@@ -68,20 +64,15 @@ async def scenario(port):
 
 
 def main():
-    proc = subprocess.Popen([binary, "--port", "0", "--log-level", "error"], stdout=subprocess.PIPE, text=True)
+    proc = start_relay(binary)
     try:
-        line = proc.stdout.readline()
-        port = int(re.search(r":(\d+) ", line).group(1))
-        asyncio.run(asyncio.wait_for(scenario(port), 20))
+        asyncio.run(asyncio.wait_for(scenario(relay_port(proc)), 20))
     except Exception as e:  # a crash of the scenario is a failure, not a traceback
         check("scenario ran", False, repr(e))
     finally:
-        proc.terminate()
-        proc.wait(10)
+        stop_relay(proc)
     check("exit 0 on SIGTERM", proc.returncode == 0, proc.returncode)
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    sys.exit(0 if passed == len(results) else 1)
+    finish()
 
 
 main()

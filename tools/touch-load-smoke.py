@@ -6,14 +6,10 @@ usage: tools/touch-load-smoke.py [path/to/touch-relay] [path/to/touch-load]
 """
 import json, os, re, subprocess, sys, tempfile
 
+from smoke_support import check, finish, relay_port, start_relay, stop_relay
+
 relay = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/touch-relay"
 load = sys.argv[2] if len(sys.argv) > 2 else ".build/debug/touch-load"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
 
 
 def run_load(port, args, tmp, tag):
@@ -56,10 +52,9 @@ def check_report(tag, r, h, sources, observers, every_slot):
 
 
 def main():
-    proc = subprocess.Popen([relay, "--port", "0", "--log-level", "error"], stdout=subprocess.PIPE, text=True)
+    proc = start_relay(relay)
     try:
-        line = proc.stdout.readline()
-        port = int(re.search(r":(\d+) ", line).group(1))
+        port = relay_port(proc)
         with tempfile.TemporaryDirectory() as tmp:
             # Generated traces: 12 sources over 4 sessions, 2 raw observers per session.
             r, h = run_load(port, ["-c", "12", "-r", "60", "--sessions", "4", "--observers", "2", "--raw",
@@ -83,10 +78,8 @@ def main():
               all(f in flags for f in ["--connections", "--rate", "--duration", "--observers", "--sessions",
                                        "--scenario", "--url", "--json", "--hgrm"]), flags)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-    sys.exit(0 if all(results) else 1)
+        stop_relay(proc)
+    finish()
 
 
 main()
