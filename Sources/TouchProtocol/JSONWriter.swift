@@ -212,13 +212,16 @@ public struct JSONWriter: ~Copyable {
 
   private mutating func writeInt(_ v: Int64) {
     if v < 0 { put(UInt8(ascii: "-")) }
+    // The digit count by comparisons, so the digits are divided out once (in `writeDigits`).
+    // An Int64's magnitude is below 10^19, so `power` never overflows.
+    let magnitude = v.magnitude
     var n = 1
-    var rest = v.magnitude / 10
-    while rest > 0 {
-      rest /= 10
+    var power: UInt64 = 10
+    while n < 19, magnitude >= power {
       n += 1
+      power &*= 10
     }
-    writeDigits(v.magnitude, count: n)
+    writeDigits(magnitude, count: n)
   }
 
   /// The last `n` decimal digits of `value` (zero-padded), written in place last digit first:
