@@ -54,13 +54,12 @@ final class SourceDriver {
   /// its due time, so it is sent early and not timed.
   func stop() {
     stopped = true
-    let down = lastTouches.filter { !$0.phase.isTerminal }
-    guard connection.isActive, !down.isEmpty else { return }
-    let cancel = down.map { p in
+    let cancel = lastTouches.filter { !$0.phase.isTerminal }.map { p in
       var p = p
       p.phase = .cancelled
       return p
     }
+    guard connection.isActive, !cancel.isEmpty else { return }
     lastTouches = []
     send(Frame(seq: seq, t: recorder.clock.ms(schedule.due(seq: seq)), touches: cancel))
     connection.flush()
