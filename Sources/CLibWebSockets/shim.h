@@ -65,6 +65,40 @@ static inline void tr_timer_cancel(tr_timer *t) {
     lws_sul_cancel(&t->sul);
 }
 
+/* Calls fire(owner) once per iteration of our libev loop, just before it waits for events:
+ * the relay checks its engine deadlines there (see DeadlineQueue.swift). */
+typedef struct tr_loop_hook {
+  ev_prepare ev;
+  struct ev_loop *loop;
+  void *owner;
+  tr_timer_fire fire;
+} tr_loop_hook;
+
+static inline void tr_loop_hook_cb(struct ev_loop *loop, ev_prepare *w, int revents) {
+  tr_loop_hook *h = (tr_loop_hook *)w;
+  (void)loop;
+  (void)revents;
+  h->fire(h->owner);
+}
+
+static inline void tr_loop_hook_start(tr_loop_hook *h, void *loop, void *owner, tr_timer_fire fire) {
+  memset(h, 0, sizeof(*h));
+  h->loop = (struct ev_loop *)loop;
+  h->owner = owner;
+  h->fire = fire;
+  ev_prepare_init(&h->ev, tr_loop_hook_cb);
+  ev_prepare_start(h->loop, &h->ev);
+  /* A prepare watcher alone must not keep ev_run going once everything else has stopped. */
+  ev_unref(h->loop);
+}
+
+static inline void tr_loop_hook_stop(tr_loop_hook *h) {
+  if (!h->loop) return;
+  ev_ref(h->loop);
+  ev_prepare_stop(h->loop, &h->ev);
+  h->loop = NULL;
+}
+
 /* libev, for --event-loop libev. The server owns the loop ("foreign" to lws): lws then
  * installs no SIGINT watcher on it, so several servers can live in one process and the
  * process keeps its own signal handling. libev-dev is a dependency of libwebsockets-dev. */

@@ -2,7 +2,7 @@ import TouchProtocol
 
 /// One WebSocket peer. Lives on the service thread only; the wsi's opaque user data points
 /// here (unretained; the relay's table holds the reference until LWS_CALLBACK_CLOSED).
-final class Connection {
+final class Connection: DeadlineQueueItem {
   enum Role: String {
     case source, observer
   }
@@ -35,6 +35,8 @@ final class Connection {
   /// Bytes of the message being reassembled from fragments.
   var rx: [UInt8] = []
   var source: SourceState?
+  /// Where this source's engine deadline sits in the relay's `DeadlineQueue`, if it is there.
+  var deadlineIndex: Int?
   /// Writes this source's input to a JSON-lines file (`--record`).
   var recorder: SourceRecorder?
   var messagesIn = 0

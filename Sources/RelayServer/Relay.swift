@@ -49,6 +49,17 @@ final class Relay {
   private(set) var sweepTimer: RelayTimer!
   /// With libev only: see `heartbeat()`.
   private(set) var heartbeatTimer: RelayTimer!
+  /// The sources' engine deadlines, in server ms (see `DeadlineQueue` for why not a timer each).
+  private(set) var deadlines = DeadlineQueue<Connection>()
+  /// Wakes the loop for the earliest deadline when nothing else does, and when it is set for.
+  private(set) var wakeTimer: RelayTimer!
+  private var wakeAt: Double?
+  /// With libev: checks the deadlines on every loop iteration.
+  private(set) var loopHook: LoopHook?
+  /// How long after a deadline the wake-up timer fires: a busy loop checks the queue far more
+  /// often than this, an idle one is woken at most this late. Below the kernel's 4 ms tick a
+  /// wait's timeout makes each wake-up dearer on this VM (see `DeadlineQueue`).
+  static let deadlineSlackMs = 5.0
   /// Our libev loop with --event-loop libev, nil with lws' poll loop.
   let eventLoop: UnsafeMutableRawPointer?
 
@@ -63,6 +74,8 @@ final class Relay {
     sweepTimer = RelayTimer(loop: eventLoop, owner: me, fire: departedSweepFired)
     shutdownTimer = RelayTimer(loop: eventLoop, owner: me, fire: shutdownDeadlineFired)
     heartbeatTimer = RelayTimer(loop: eventLoop, owner: me, fire: heartbeatFired)
+    wakeTimer = RelayTimer(loop: eventLoop, owner: me, fire: deadlineWakeFired)
+    if let eventLoop { loopHook = LoopHook(loop: eventLoop, owner: me, fire: loopWillWait) }
   }
 
   /// libwebsockets 4.1's libev glue can leave its own timers (ping, idle hang-up, timeouts)
@@ -275,8 +288,7 @@ final class Relay {
     let engine = config.makeProcessor(for: hello)
     let state = SourceState(
       info: SourceInfo(id: id, device: hello.device, scene: hello.scene), engine: engine,
-      rateLimiter: RateLimiter(perSecond: Double(config.limits.maxFramesPerSecond), now: rt),
-      timer: RelayTimer(loop: eventLoop, owner: Unmanaged.passUnretained(conn).toOpaque(), fire: sourceTimerFired))
+      rateLimiter: RateLimiter(perSecond: Double(config.limits.maxFramesPerSecond), now: rt))
     state.validator = validator
     state.lastRT = rt
     conn.source = state
@@ -293,20 +305,49 @@ final class Relay {
 
   // MARK: - Timers
 
-  /// Arms (or re-arms, or disarms) the source's timer for the engine's next deadline.
+  /// Queues (or moves, or removes) the source's engine deadline, in server time. The wake-up
+  /// timer follows in `serviceDeadlines`, which runs before the loop next waits.
   func arm(_ conn: Connection, _ state: SourceState) {
     guard let deadline = state.engine.nextDeadline else {
-      if state.armedDeadline != nil { state.disarm() }
+      if state.armedDeadline != nil { disarm(conn, state) }
       return
     }
-    guard deadline != state.armedDeadline, let context else { return }
+    guard deadline != state.armedDeadline, context != nil else { return }
     let offset = state.clockOffset ?? (state.lastRT - state.lastT)
-    let dueIn = max(0, deadline + offset - now())
     state.armedDeadline = deadline
-    state.timer.schedule(context, afterMilliseconds: dueIn)
+    deadlines.set(conn, due: deadline + offset)
   }
 
-  /// The source's lws timer fired.
+  func disarm(_ conn: Connection, _ state: SourceState) {
+    deadlines.remove(conn)
+    state.armedDeadline = nil
+  }
+
+  /// Fires every deadline due by now and writes what they queued, then sets the wake-up timer
+  /// for the earliest one left. Runs on every loop iteration before the loop waits, and when
+  /// the wake-up timer fires.
+  func serviceDeadlines() {
+    guard let first = deadlines.earliest, let context else { return }
+    let rt = now()
+    if first <= rt {
+      while let conn = deadlines.popDue(rt) { timerFired(conn, at: rt) }
+      flushWrites()
+    }
+    guard let earliest = deadlines.earliest else { return }
+    // The wait's timeout is never under the slack: a wake-up set earlier that has come closer
+    // than that moves out to the earliest deadline plus the slack.
+    let at = earliest + Self.deadlineSlackMs
+    if let wakeAt, wakeAt <= at, wakeAt - rt >= Self.deadlineSlackMs { return }
+    wakeAt = at
+    wakeTimer.schedule(context, afterMilliseconds: at - rt)
+  }
+
+  func wakeTimerFired() {
+    wakeAt = nil
+    serviceDeadlines()
+  }
+
+  /// A source's queued deadline fell due.
   func timerFired(_ conn: Connection, at rt: Double) {
     guard let deadline = conn.source?.armedDeadline else { return }
     conn.source?.armedDeadline = nil
@@ -338,7 +379,7 @@ final class Relay {
     case .source:
       session.sources.removeAll { $0 === conn }
       if let state = conn.source {
-        state.disarm()
+        disarm(conn, state)
         // The device time of the close, estimated from the latest frame's clock offset.
         let t = max(state.clockOffset.map { rt - $0 } ?? state.lastT, state.lastT)
         let out = state.engine.cancelAll(at: t)
@@ -472,14 +513,16 @@ extension RequestTarget {
 }
 
 /// Timer callbacks: each gets back the unretained object that owns the timer. Those that can
-/// queue messages (a source's deadline, the departed sweep) flush them, as `relayCallback`
+/// queue messages (the sources' deadlines, the departed sweep) flush them, as `relayCallback`
 /// does after every lws callback; the shutdown deadline and the heartbeat queue nothing.
-func sourceTimerFired(_ owner: UnsafeMutableRawPointer?) {
+func deadlineWakeFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
-  let conn = Unmanaged<Connection>.fromOpaque(owner).takeUnretainedValue()
-  guard let wsi = conn.wsi, let relay = relayOf(wsi) else { return }
-  relay.timerFired(conn, at: relay.now())
-  relay.flushWrites()
+  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().wakeTimerFired()
+}
+
+func loopWillWait(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().serviceDeadlines()
 }
 
 func shutdownDeadlineFired(_ owner: UnsafeMutableRawPointer?) {

@@ -171,6 +171,9 @@ public final class RelayServer: Sendable {
     if isStopRequested { relay.checkStop() }
     while !relay.finished {
       if lws_service(context, 0) < 0 { break }
+      // lws' poll loop runs one wait per call; libev's runs until broken and checks the
+      // deadlines itself (`Relay.loopHook`).
+      if resources.eventLoop == nil { relay.serviceDeadlines() }
     }
     contextAddress.withLock { $0 = 0 }
     // The relay's own timers go before the scheduler they are linked into; the sources' are
@@ -178,6 +181,8 @@ public final class RelayServer: Sendable {
     relay.shutdownTimer.cancel()
     relay.sweepTimer.cancel()
     relay.heartbeatTimer.cancel()
+    relay.wakeTimer.cancel()
+    relay.loopHook?.stop()
     lws_context_destroy(context)
     relay.context = nil
     logger.info("stopped")

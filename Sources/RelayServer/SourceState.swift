@@ -10,10 +10,8 @@ final class SourceState {
   var lastSeq: Int64 = 0
   var lastT: Double = 0
   var lastRT: Double = 0
-  /// The device time the lws timer is armed for, if any.
+  /// The engine deadline (device time) the relay's `DeadlineQueue` holds for it, if any.
   var armedDeadline: Double?
-  /// Fires at the engine's next deadline.
-  let timer: RelayTimer
 
   /// Frames per second allowed from this source.
   var rateLimiter: RateLimiter
@@ -22,21 +20,14 @@ final class SourceState {
   var lastRateLimitedSeq: Int64 = 0
   var lastRateLimitError = -Double.infinity
 
-  init(info: SourceInfo, engine: any GestureProcessor, rateLimiter: RateLimiter, timer: RelayTimer) {
+  init(info: SourceInfo, engine: any GestureProcessor, rateLimiter: RateLimiter) {
     self.info = info
     self.engine = engine
     self.rateLimiter = rateLimiter
-    self.timer = timer
   }
 
   /// The origin stamped on messages caused by this source without a new frame.
   func origin(t: Double, rt: Double) -> Origin {
     Origin(source: info.id, seq: lastSeq, t: t, rt: rt)
-  }
-
-  /// Disarms the timer; must run before the state is released.
-  func disarm() {
-    timer.cancel()
-    armedDeadline = nil
   }
 }
