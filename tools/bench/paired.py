@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Paired A/B of two server builds or settings, for changes smaller than this VM's noise.
+
+Servers A and B run at the same time, both pinned to CPU 0, each under its own touch-load
+(same load, both on CPU 1), so a stall of the VM hits both alike; the server's CPU is read
+from /proc over the same window. Prints frames per server CPU-second of each and B / A per
+pair, then their median. The order of starting alternates from pair to pair.
+
+  tools/bench/paired.py [--pairs 4] [--sources 200] A B [-- touch-load flags...]
+
+A and B are `BINARY` or `BINARY:FLAGS` (e.g. `.build-bench/release/touch-relay:--no-gestures`).
+Two copies of the same binary read B / A = 0.99 ± 0.01 here (4 pairs, 200 sources each).
+Not part of `tools/bench/run`: both servers share one core, so the figures are for comparing,
+not the server's capacity.
+"""
+import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LOAD = os.path.join(ROOT, ".build-bench", "release", "touch-load")
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_server(spec):
+    binary, _, flags = spec.partition(":")
+    server = subprocess.Popen(
+        ["taskset", "-c", "0", binary, "--host", "127.0.0.1", "--port", "0",
+         "--max-connections-per-address", "100000", "--max-observers-per-session", "100000",
+         "--max-sessions", "100000", *flags.split()],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = server.stdout.readline()
+    found = re.search(r"ws://[0-9.:]+", line)
+    if not found:
+        server.kill()
+        sys.exit(f"paired: {binary} did not say where it listens: {line!r}")
+    return server, found.group(0)
+
+
+def one_pair(k, a, b, sources, extra, tmp, window=5.5):
+    order = [(0, a), (1, b)] if k % 2 == 0 else [(1, b), (0, a)]
+    servers = {i: start_server(spec) for i, spec in order}
+    loads = []
+    for i in (0, 1):
+        loads.append(subprocess.Popen(
+            ["taskset", "-c", "1", LOAD, "--url", servers[i][1], "-c", str(sources), "-r", "60",
+             "--sessions", str(sources), "--observers", "1", "--raw", "--warmup", "2s", "-d", "11s",
+             "--threads", "1", "--json", os.path.join(tmp, f"{i}.json"), *extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    try:
+        time.sleep(5)
+        c0 = [cpu_seconds(servers[i][0].pid) for i in (0, 1)]
+        time.sleep(window)
+        c1 = [cpu_seconds(servers[i][0].pid) for i in (0, 1)]
+        for load in loads:
+            load.wait(timeout=60)
+    finally:
+        for server, _ in servers.values():
+            server.terminate()
+            server.wait()
+    rates = []
+    for i in (0, 1):
+        report = json.load(open(os.path.join(tmp, f"{i}.json")))
+        rates.append(report["steadyFramesPerSecond"] * window / (c1[i] - c0[i]))
+    return rates
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    p = argparse.ArgumentParser(description="Paired A/B of two servers on one core (see the file's docstring).")
+    p.add_argument("--pairs", type=int, default=4)
+    p.add_argument("--sources", type=int, default=200, help="sources x 60 Hz on each server")
+    p.add_argument("a")
+    p.add_argument("b")
+    args = p.parse_args(argv)
+    if not os.path.exists(LOAD):
+        sys.exit(f"paired: build touch-load first ({LOAD}): tools/bench/run builds it")
+    ratios = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(args.pairs):
+            fa, fb = one_pair(k, args.a, args.b, args.sources, extra, tmp)
+            ratios.append(fb / fa)
+            print(f"pair {k + 1}: A {fa:,.0f}  B {fb:,.0f} frames per server CPU-second  B / A {fb / fa:.3f}", flush=True)
+    print(f"B / A: median {statistics.median(ratios):.3f}, mean {statistics.mean(ratios):.3f}, "
+          f"sd {statistics.pstdev(ratios):.3f} over {len(ratios)} pairs")
+
+
+if __name__ == "__main__":
+    main()
