@@ -57,8 +57,9 @@ final class Relay {
   /// With libev: checks the deadlines on every loop iteration.
   private(set) var loopHook: LoopHook?
   /// How long after a deadline the wake-up timer fires: a busy loop checks the queue far more
-  /// often than this, an idle one is woken at most this late. Below the kernel's 4 ms tick a
-  /// wait's timeout makes each wake-up dearer on this VM (see `DeadlineQueue`).
+  /// often than this; an idle one is woken this much later (plus libev's rounding of its wait
+  /// up to whole ms). Below the kernel's 4 ms tick a wait's timeout makes each wake-up dearer
+  /// on this VM (see `DeadlineQueue`).
   static let deadlineSlackMs = 5.0
   /// Our libev loop with --event-loop libev, nil with lws' poll loop.
   let eventLoop: UnsafeMutableRawPointer?
