@@ -9,11 +9,12 @@ protocol DeadlineQueueItem: AnyObject {
 ///
 /// Why not one libev timer per source: with hundreds of sources some deadline is always a
 /// millisecond or two away, so every blocking wait got a timeout under the kernel's 4 ms tick,
-/// which on this VM costs 6–10 µs more per wake-up (ARCHITECTURE.md, "One deadline queue"). The relay
-/// instead checks this queue once per loop iteration and keeps one wake-up timer for when the
-/// loop would otherwise sleep past the earliest deadline.
+/// which on this VM costs 6–10 µs more per wake-up (ARCHITECTURE.md, "One deadline queue").
+/// The relay instead checks this queue once per loop iteration and keeps one wake-up timer for
+/// when the loop would otherwise sleep past the earliest deadline. Hand-written: swift-collections'
+/// `Heap` cannot move or remove an element it holds, which every re-armed or closed source needs.
 struct DeadlineQueue<Item: DeadlineQueueItem> {
-  private(set) var entries: [(due: Double, item: Item)] = []
+  private var entries: [(due: Double, item: Item)] = []
 
   var isEmpty: Bool { entries.isEmpty }
   var count: Int { entries.count }
