@@ -1,3 +1,4 @@
+import ConformanceSupport
 import GestureEngine
 import Testing
 import TouchProtocol

@@ -1,3 +1,4 @@
+import ConformanceSupport
 import Foundation
 import GestureEngine
 import Testing

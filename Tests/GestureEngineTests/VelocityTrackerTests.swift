@@ -1,3 +1,4 @@
+import ConformanceSupport
 import Testing
 
 @testable import GestureEngine

@@ -1,3 +1,4 @@
+import ConformanceSupport
 import Testing
 
 @testable import RelayServer
@@ -41,27 +42,23 @@ import Testing
 
   /// Random sets, moves, removes and pops against a plain dictionary of due times.
   @Test func agreesWithAPlainModel() {
-    var seed: UInt64 = 0x5EED
-    func next() -> UInt64 {
-      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return seed >> 33
-    }
+    var rng = SeededLCG(state: 0x5EED)
     var q = DeadlineQueue<Item>()
     let items = (0..<40).map(Item.init)
     var model: [Int: Double] = [:]
     var clock = 0.0
     for _ in 0..<5_000 {
-      let item = items[Int(next() % 40)]
-      switch next() % 4 {
+      let item = items[rng.below(40)]
+      switch rng.below(4) {
       case 0, 1:
-        let due = clock + Double(next() % 500)
+        let due = clock + Double(rng.below(500))
         q.set(item, due: due)
         model[item.id] = due
       case 2:
         q.remove(item)
         model[item.id] = nil
       default:
-        clock += Double(next() % 50)
+        clock += Double(rng.below(50))
         var popped: [Double] = []
         while let p = q.popDue(clock) {
           popped.append(model[p.id]!)
