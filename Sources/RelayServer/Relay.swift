@@ -50,7 +50,7 @@ final class Relay {
   /// With libev only: see `heartbeat()`.
   private(set) var heartbeatTimer: RelayTimer!
   /// The sources' engine deadlines, in server ms (see `DeadlineQueue` for why not a timer each).
-  private(set) var deadlines = DeadlineQueue<Connection>()
+  private var deadlines = DeadlineQueue<Connection>()
   /// Wakes the loop for the earliest deadline when nothing else does, and when it is set for.
   private(set) var wakeTimer: RelayTimer!
   private var wakeAt: Double?

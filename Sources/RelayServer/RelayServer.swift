@@ -176,8 +176,8 @@ public final class RelayServer: Sendable {
       if resources.eventLoop == nil { relay.serviceDeadlines() }
     }
     contextAddress.withLock { $0 = 0 }
-    // The relay's own timers go before the scheduler they are linked into; the sources' are
-    // cancelled as lws closes their connections during the destroy.
+    // The relay's timers and loop hook go before the scheduler they are linked into; the
+    // sources' deadlines leave the relay's queue as lws closes their connections in the destroy.
     relay.shutdownTimer.cancel()
     relay.sweepTimer.cancel()
     relay.heartbeatTimer.cancel()
