@@ -667,12 +667,12 @@ class Bench:
 class Server:
     """A release touch-relay on 127.0.0.1, port 0 (it prints the port on its first line)."""
 
-    def __init__(self, bench, flags, tag, cpu=None):
+    def __init__(self, bench, flags, tag, cpu=None, binary=None):
         # Every load comes from one address and goes far past a phone's defaults: raise the
         # limits that would refuse it (the defaults are for the open internet, not a bench).
         limits = ["--max-connections-per-address", "100000", "--max-connections", "100000",
                   "--max-observers-per-session", "100000", "--max-sessions", "100000"]
-        cmd = [*pinned_to(cpu), bench.a.relay, "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *limits, *flags]
+        cmd = [*pinned_to(cpu), binary or bench.a.relay, "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *limits, *flags]
         bench.note(cmd)
         self.err = open(os.path.join(bench.work, f"{tag}.server.err"), "w")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.err, text=True)

@@ -13,56 +13,42 @@ Two copies of the same binary read B / A = 0.99 ± 0.01 here (4 pairs, 200 sourc
 Not part of `tools/bench/run`: both servers share one core, so the figures are for comparing,
 not the server's capacity.
 """
-import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, statistics, subprocess, sys, tempfile, time
+from types import SimpleNamespace
+
+from bench import Server, pinned_to
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LOAD = os.path.join(ROOT, ".build-bench", "release", "touch-load")
 
 
-def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def start_server(spec):
-    binary, _, flags = spec.partition(":")
-    server = subprocess.Popen(
-        ["taskset", "-c", "0", binary, "--host", "127.0.0.1", "--port", "0",
-         "--max-connections-per-address", "100000", "--max-observers-per-session", "100000",
-         "--max-sessions", "100000", *flags.split()],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = server.stdout.readline()
-    found = re.search(r"ws://[0-9.:]+", line)
-    if not found:
-        server.kill()
-        sys.exit(f"paired: {binary} did not say where it listens: {line!r}")
-    return server, found.group(0)
-
-
 def one_pair(k, a, b, sources, extra, tmp, window=5.5):
+    # What bench.Server reads of the suite: where its logs go and how to note a command.
+    lab = SimpleNamespace(work=tmp, note=lambda cmd, env=None: None, a=SimpleNamespace(relay=None))
     order = [(0, a), (1, b)] if k % 2 == 0 else [(1, b), (0, a)]
-    servers = {i: start_server(spec) for i, spec in order}
-    loads = []
-    for i in (0, 1):
-        loads.append(subprocess.Popen(
-            ["taskset", "-c", "1", LOAD, "--url", servers[i][1], "-c", str(sources), "-r", "60",
+    servers = {}
+    try:
+        for i, spec in order:
+            binary, _, flags = spec.partition(":")
+            servers[i] = Server(lab, flags.split(), f"paired-{i}", cpu=0, binary=binary)
+        loads = [subprocess.Popen(
+            [*pinned_to(1), LOAD, "--url", servers[i].url, "-c", str(sources), "-r", "60",
              "--sessions", str(sources), "--observers", "1", "--raw", "--warmup", "2s", "-d", "11s",
              "--threads", "1", "--json", os.path.join(tmp, f"{i}.json"), *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    try:
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in (0, 1)]
         time.sleep(5)
-        c0 = [cpu_seconds(servers[i][0].pid) for i in (0, 1)]
+        c0 = [servers[i].cpu() for i in (0, 1)]
         time.sleep(window)
-        c1 = [cpu_seconds(servers[i][0].pid) for i in (0, 1)]
+        c1 = [servers[i].cpu() for i in (0, 1)]
         for load in loads:
             load.wait(timeout=60)
     finally:
-        for server, _ in servers.values():
-            server.terminate()
-            server.wait()
+        for server in servers.values():
+            server.stop()
     rates = []
     for i in (0, 1):
-        report = json.load(open(os.path.join(tmp, f"{i}.json")))
+        with open(os.path.join(tmp, f"{i}.json")) as f:
+            report = json.load(f)
         rates.append(report["steadyFramesPerSecond"] * window / (c1[i] - c0[i]))
     return rates
 
