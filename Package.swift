@@ -87,7 +87,7 @@ let package = Package(
       dependencies: ["GestureEngine", "TouchProtocol"],
       path: "Tests/ConformanceSupport"
     ),
-    .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol"]),
+    .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
     .testTarget(
       name: "RelayServerTests",

@@ -50,8 +50,29 @@ public struct JSONWriter: ~Copyable {
   @inline(__always) private mutating func put(_ p: UnsafeBufferPointer<UInt8>) {
     guard let src = p.baseAddress, !p.isEmpty else { return }
     reserve(p.count)
-    (base + count).initialize(from: src, count: p.count)
+    Self.copy(src, to: base + count, p.count)
     count += p.count
+  }
+
+  /// Copies `n` bytes with at most two overlapping loads and stores instead of a call to
+  /// `memcpy`: JSON is made of short runs (names, ids, states), and for those the call and its
+  /// size dispatch cost more than the copy (a `gesture` message has some 30 of them).
+  @inline(__always) private static func copy(
+    _ src: UnsafePointer<UInt8>, to dst: UnsafeMutablePointer<UInt8>, _ n: Int
+  ) {
+    let s = UnsafeRawPointer(src)
+    let d = UnsafeMutableRawPointer(dst)
+    if n > 16 {
+      d.copyMemory(from: s, byteCount: n)
+    } else if n >= 8 {
+      d.storeBytes(of: s.loadUnaligned(as: UInt64.self), as: UInt64.self)
+      (d + n - 8).storeBytes(of: (s + n - 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
+    } else if n >= 4 {
+      d.storeBytes(of: s.loadUnaligned(as: UInt32.self), as: UInt32.self)
+      (d + n - 4).storeBytes(of: (s + n - 4).loadUnaligned(as: UInt32.self), as: UInt32.self)
+    } else {
+      for i in 0..<n { dst[i] = src[i] }
+    }
   }
 
   /// Room for `n` more bytes, so a multi-byte write checks the capacity once.
@@ -119,7 +140,7 @@ public struct JSONWriter: ~Copyable {
     reserve(n + 3)
     let p = base + count
     p.initialize(to: UInt8(ascii: "\""))
-    (p + 1).initialize(from: name.utf8Start, count: n)
+    Self.copy(name.utf8Start, to: p + 1, n)
     (p + 1 + n).initialize(to: UInt8(ascii: "\""))
     (p + 2 + n).initialize(to: UInt8(ascii: ":"))
     count += n + 3
@@ -168,16 +189,35 @@ public struct JSONWriter: ~Copyable {
   /// Non-finite values cannot be JSON; they are written as null (the engine never makes them).
   public mutating func number(_ v: Double) {
     separate()
-    guard v.isFinite else { return raw("null") }
-    if v == v.rounded(), abs(v) < 1e15 { return writeInt(Int64(v)) }
-    guard abs(v) < 9e12 else {
-      var text = v.description
-      return text.withUTF8 { put($0) }
+    // Comparisons and conversions only: `rounded()` is a call into libm on this target (no
+    // SSE4.1), and numbers are most of a `gesture` message.
+    let magnitude = v.magnitude
+    if magnitude < 1e15 {
+      let whole = Int64(v)
+      if Double(whole) == v { return writeInt(whole) }
+      if magnitude < 9e12 { return writeMillionths(v) }
+    } else if !v.isFinite {
+      return raw("null")
     }
-    let millionths = Int64((v * 1e6).rounded())
+    var text = v.description
+    text.withUTF8 { put($0) }
+  }
+
+  /// `v` rounded to millionths, half away from zero (as `rounded()`), trailing zeros dropped.
+  /// `|v| < 9e12`, so `v * 1e6` fits an Int64.
+  private mutating func writeMillionths(_ v: Double) {
+    let scaled = v * 1e6
+    var millionths = Int64(scaled)
+    // Exact: a double less its integer part loses no bits.
+    let rest = scaled - Double(millionths)
+    if rest >= 0.5 {
+      millionths += 1
+    } else if rest <= -0.5 {
+      millionths -= 1
+    }
     if millionths < 0 { put(UInt8(ascii: "-")) }
     let magnitude = millionths.magnitude
-    writeInt(Int64(magnitude / 1_000_000))
+    writeUnsigned(magnitude / 1_000_000)
     var fraction = magnitude % 1_000_000
     guard fraction != 0 else { return }
     // Six digits less the trailing zeros.
@@ -212,9 +252,12 @@ public struct JSONWriter: ~Copyable {
 
   private mutating func writeInt(_ v: Int64) {
     if v < 0 { put(UInt8(ascii: "-")) }
+    writeUnsigned(v.magnitude)
+  }
+
+  private mutating func writeUnsigned(_ magnitude: UInt64) {
     // The digit count by comparisons, so the digits are divided out once (in `writeDigits`).
-    // An Int64's magnitude is below 10^19, so `power` never overflows.
-    let magnitude = v.magnitude
+    // Callers pass an Int64's magnitude, below 10^19: `power` never overflows.
     var n = 1
     var power: UInt64 = 10
     while n < 19, magnitude >= power {
@@ -224,32 +267,46 @@ public struct JSONWriter: ~Copyable {
     writeDigits(magnitude, count: n)
   }
 
-  /// The last `n` decimal digits of `value` (zero-padded), written in place last digit first:
-  /// one capacity check for the whole run, and divisions by the constant 10, which compile to
-  /// multiplications.
+  /// "00" to "99": two digits per division.
+  private static var digitPairs: StaticString {
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+  }
+
+  /// The last `n` decimal digits of `value` (zero-padded), written in place last digits first:
+  /// one capacity check for the whole run, two digits per division by the constant 100 (which
+  /// compiles to a multiplication).
   private mutating func writeDigits(_ value: UInt64, count n: Int) {
     reserve(n)
     var value = value
-    for i in stride(from: count + n - 1, through: count, by: -1) {
-      base[i] = UInt8(truncatingIfNeeded: value % 10) + 0x30
-      value /= 10
+    var i = count + n
+    let pairs = Self.digitPairs.utf8Start
+    while i - count >= 2 {
+      let (q, r) = value.quotientAndRemainder(dividingBy: 100)
+      i -= 2
+      base[i] = pairs[Int(r) &* 2]
+      base[i + 1] = pairs[Int(r) &* 2 + 1]
+      value = q
     }
+    if i > count { base[count] = UInt8(truncatingIfNeeded: value % 10) + 0x30 }
     count += n
   }
 
   private mutating func writeString(_ s: String) {
-    put(UInt8(ascii: "\""))
-    // Most strings (ids, names, states) need no escaping: copy their bytes in one go.
+    // Most strings (ids, names, states) need no escaping: copy their bytes in one go, quotes
+    // included, after one capacity check.
     let copied =
       s.utf8.withContiguousStorageIfAvailable { utf8 in
         guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
-        put(utf8)
+        let n = utf8.count
+        reserve(n + 2)
+        base[count] = UInt8(ascii: "\"")
+        if let src = utf8.baseAddress { Self.copy(src, to: base + count + 1, n) }
+        base[count + 1 + n] = UInt8(ascii: "\"")
+        count += n + 2
         return true
       } ?? false
-    if copied {
-      put(UInt8(ascii: "\""))
-      return
-    }
+    if copied { return }
+    put(UInt8(ascii: "\""))
     for c in s.utf8 {
       switch c {
       case UInt8(ascii: "\""): raw("\\\"")

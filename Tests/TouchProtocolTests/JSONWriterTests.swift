@@ -1,3 +1,4 @@
+import ConformanceSupport
 import Foundation
 import Testing
 
@@ -48,6 +49,61 @@ import Testing
     w.number(.nan)
     w.endArray()
     #expect(String(decoding: w.bytes, as: UTF8.self) == "[-9223372036854775808,9223372036854775807,null]")
+  }
+
+  /// The rule of protocol §2 the plain way: `rounded()`, division by ten, Swift's own text.
+  /// `number` is written for speed (no libm, two digits per division); it must agree.
+  func reference(_ v: Double) -> String {
+    guard v.isFinite else { return "null" }
+    if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+    guard abs(v) < 9e12 else { return v.description }
+    let millionths = Int64((v * 1e6).rounded())
+    let magnitude = millionths.magnitude
+    var text = (millionths < 0 ? "-" : "") + String(magnitude / 1_000_000)
+    let fraction = String(magnitude % 1_000_000)
+    let padded = String(repeating: "0", count: 6 - fraction.count) + fraction
+    let trimmed = padded.reversed().drop { $0 == "0" }.reversed()
+    if !trimmed.isEmpty { text += "." + String(trimmed) }
+    return text
+  }
+
+  @Test func numbersMatchTheRuleExactly() {
+    var rng = SeededLCG(state: 7)
+    var values: [Double] = [
+      0.5e-6, -0.5e-6, 1.5e-6, 2.5e-6, 0.4999999e-6, 0.49999999999999994, 0.5, -0.5, 1e15, -1e15,
+      1e15 - 0.5, 9e12, 9e12 - 0.25, -9e12 + 0.125, 8_999_999_999_999.999, 4503599627370495.5,
+      Double(Int64.max), -Double(Int64.max), 1e19, 1.8e19, .infinity, -.infinity, .nan,
+      .leastNonzeroMagnitude, -.leastNormalMagnitude, 99.999_999_5, 100, 99, 10, 9, 1e-6, 123.0000005,
+    ]
+    for _ in 0..<50_000 {
+      let exponent = Double(rng.below(40) - 20)
+      values.append((rng.unit() - 0.5) * pow(10, exponent))
+      // Ties and near-ties in the seventh decimal, where rounding is decided.
+      let halfMillionths = Int64(rng.below(1 << 30)) << 10 | Int64(rng.below(1 << 10))
+      values.append(Double(halfMillionths - (1 << 39)) / 2e6)
+    }
+    var mismatches: [String] = []
+    for v in values where text(v) != reference(v) { mismatches.append("\(v): \(text(v)) != \(reference(v))") }
+    #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+  }
+
+  @Test func integersOfEveryLength() {
+    var rng = SeededLCG(state: 11)
+    var values: [Int64] = [0, -1, 9, 10, 99, 100, -99, -100, .max, .min, .max - 1, .min + 1]
+    var power: Int64 = 1
+    for _ in 0..<18 {
+      power *= 10
+      values += [power - 1, power, power + 1, -(power - 1), -power]
+    }
+    for _ in 0..<20_000 {
+      let bits = UInt64(rng.below(1 << 31)) << 33 | UInt64(rng.below(1 << 31)) << 2 | UInt64(rng.below(4))
+      values.append(Int64(bitPattern: bits) >> Int64(rng.below(63)))
+    }
+    for v in values {
+      var w = JSONWriter()
+      w.int(v)
+      #expect(String(decoding: w.bytes, as: UTF8.self) == String(v))
+    }
   }
 
   @Test func plainAndEscapedStringsAndKeysMix() throws {
