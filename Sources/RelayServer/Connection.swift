@@ -15,9 +15,10 @@ final class Connection: DeadlineQueueItem {
   let filter: ObserverFilter
   let openedAt: Double
   let peer: String
-  var queue: ObserverQueue
+  // Unchecked exclusivity: see the comment on `Relay.batched`.
+  @exclusivity(unchecked) var queue: ObserverQueue
   /// Sent before the queue: the notices that follow a drop (scene snapshots).
-  var priority: [OutgoingMessage] = []
+  @exclusivity(unchecked) var priority: [OutgoingMessage] = []
   /// The message last handed to lws_write; kept alive until the next writable callback.
   var inFlight: OutgoingMessage?
   var writeRequested = false
@@ -33,7 +34,7 @@ final class Connection: DeadlineQueueItem {
   /// The peer sent a close frame: lws answers it and closes; no more direct writes.
   var peerClosed = false
   /// Bytes of the message being reassembled from fragments.
-  var rx: [UInt8] = []
+  @exclusivity(unchecked) var rx: [UInt8] = []
   var source: SourceState?
   /// Where this source's engine deadline sits in the relay's `DeadlineQueue`, if it is there.
   var deadlineIndex: Int?

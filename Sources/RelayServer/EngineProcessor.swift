@@ -5,7 +5,8 @@ import TouchProtocol
 /// The gesture engine behind the server's `GestureProcessor` seam, held in place: each call
 /// forwards to the `SourceEngine` and returns the engine's own output.
 final class EngineProcessor: GestureProcessor {
-  private var engine: SourceEngine
+  // Unchecked exclusivity: see the comment on `Relay.batched`.
+  @exclusivity(unchecked) private var engine: SourceEngine
 
   init(hello: Hello, maxFingers: Int) {
     engine = SourceEngine(hello: hello, maxFingers: maxFingers)

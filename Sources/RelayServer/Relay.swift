@@ -12,14 +12,18 @@ final class Relay {
   let decoder: MessageDecoder
   /// Shared by every writable callback (one at a time, on the service thread).
   let batch: FrameBatch
+  // @exclusivity(unchecked) on the properties the per-frame path mutates in place: Swift checks
+  // each such access of a class property at run time (about 800 instructions per frame here),
+  // and these are reached from the service thread only, in accesses that never overlap.
+  // Every other property keeps its checks (ARCHITECTURE.md, "Exclusivity").
   /// The messages in `batch`, counted as sent once its write succeeded (reused buffer).
-  var batched: [OutgoingMessage] = []
+  @exclusivity(unchecked) var batched: [OutgoingMessage] = []
   /// Batching peers with messages queued during the current callback (see `flushWrites`),
   /// and the list being flushed (both reused).
-  var toFlush: [Connection] = []
-  var flushing: [Connection] = []
+  @exclusivity(unchecked) var toFlush: [Connection] = []
+  @exclusivity(unchecked) var flushing: [Connection] = []
   /// Lent to every source's engine in turn, so its lists stay in the cache (see `FrameScratch`).
-  private var frameScratch = FrameScratch()
+  @exclusivity(unchecked) private var frameScratch = FrameScratch()
   let startedAt = MonotonicClock.nowMs()
   var context: OpaquePointer?
 
@@ -50,7 +54,7 @@ final class Relay {
   /// With libev only: see `heartbeat()`.
   private(set) var heartbeatTimer: RelayTimer!
   /// The sources' engine deadlines, in server ms (see `DeadlineQueue` for why not a timer each).
-  private var deadlines = DeadlineQueue<Connection>()
+  @exclusivity(unchecked) private var deadlines = DeadlineQueue<Connection>()
   /// Wakes the loop for the earliest deadline when nothing else does, and when it is set for.
   private(set) var wakeTimer: RelayTimer!
   private var wakeAt: Double?

@@ -3,7 +3,8 @@ import TouchProtocol
 /// A source connection's protocol state once it has said hello.
 final class SourceState {
   var info: SourceInfo
-  var validator = SourceValidator()
+  // Unchecked exclusivity: see the comment on `Relay.batched`.
+  @exclusivity(unchecked) var validator = SourceValidator()
   let engine: any GestureProcessor
   /// Server ms minus device ms on the latest frame: maps engine deadlines to server time.
   var clockOffset: Double?
@@ -14,7 +15,7 @@ final class SourceState {
   var armedDeadline: Double?
 
   /// Frames per second allowed from this source.
-  var rateLimiter: RateLimiter
+  @exclusivity(unchecked) var rateLimiter: RateLimiter
   /// Frames refused since the last `rate_limited` error, and when that error went out.
   var rateLimitedSinceError = 0
   var lastRateLimitedSeq: Int64 = 0
