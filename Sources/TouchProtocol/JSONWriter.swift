@@ -111,30 +111,34 @@ public struct JSONWriter: ~Copyable {
     if depth >= 64, deepCommas.removeLast() { commaBits |= 1 << 63 }
   }
 
-  public mutating func beginObject() {
+  // Brackets and names are inlined: a `gesture` message has 20 to 30 of each, and the call
+  // cost about what the work did (callgrind: 18 % fewer instructions for the message).
+  // `number`, `int` and `string` are not: inlined too, their larger bodies made the server
+  // no faster (paired runs).
+  @inline(__always) public mutating func beginObject() {
     separate()
     put(UInt8(ascii: "{"))
     open()
   }
 
-  public mutating func endObject() {
+  @inline(__always) public mutating func endObject() {
     close()
     put(UInt8(ascii: "}"))
   }
 
-  public mutating func beginArray() {
+  @inline(__always) public mutating func beginArray() {
     separate()
     put(UInt8(ascii: "["))
     open()
   }
 
-  public mutating func endArray() {
+  @inline(__always) public mutating func endArray() {
     close()
     put(UInt8(ascii: "]"))
   }
 
   /// A member name; the value written next belongs to it.
-  public mutating func key(_ name: StaticString) {
+  @inline(__always) public mutating func key(_ name: StaticString) {
     separate()
     let n = name.utf8CodeUnitCount
     reserve(n + 3)
