@@ -12,7 +12,7 @@ final class ProgressPrinter: Sendable {
   }
 
   private let state = Guarded(State())
-  private let enabled: Bool
+  let enabled: Bool
   private let tty: Bool
   private let clock: RunClock
 
