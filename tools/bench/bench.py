@@ -31,6 +31,9 @@ TARGET_INGEST_FRACTION = 0.7
 TARGET_INGEST_HELD = 30000  # frames/s with p99 < 5 ms
 TARGET_INGEST_HELD_P99 = 5.0
 INGEST_P99_LIMIT = 10.0  # the "held" criterion of the ingest search
+# stallprobe.c during pinned loads: a wake-up every 1 ms, an episode when one comes 2 ms late.
+STALL_PERIOD_US = 1000
+STALL_THRESHOLD_US = 2000
 TARGET_FANOUT_FRACTION = 0.75
 TARGET_OVERHEAD_RATIO = 0.9
 TARGET_ENGINE_NS = 300
@@ -126,16 +129,19 @@ class Bench:
 
     # MARK: one load run against a fresh server
 
-    def load_run(self, tag, server_flags, load_args, expected, duration, window, pinned=False):
+    def load_run(self, tag, server_flags, load_args, expected, duration, window, pinned=False, with_probe=False):
         """Starts a server, runs touch-load, measures the server's CPU over a steady window
         (once all `expected` connections are open, plus a settle second) and its RSS.
-        `pinned`: server on CPU 0, touch-load on CPU 1 with one event loop thread."""
+        `pinned`: server on CPU 0, touch-load on CPU 1 with one event loop thread; `with_probe`: with
+        `StallProbe` running (pinned loads only)."""
         pinned = pinned and self.can_pin
         server = Server(self, server_flags, tag, cpu=0 if pinned else None)
+        probe = None
         try:
             base_fds = server.fds()
             rss0 = server.rss_kb()
             load_args = [*load_args, "--threads", "1"] if pinned else load_args
+            probe = StallProbe(self, tag) if with_probe and pinned and self.a.stallprobe else None
             proc, out = self.touch_load(server.url, [*load_args, "-d", f"{duration}s"], tag,
                                         cpu=1 if pinned else None)
             t_launch = time.monotonic()
@@ -157,7 +163,13 @@ class Bench:
             rss1 = server.rss_kb()
             proc.wait(timeout=duration + 120)
             total_cpu = server.cpu()
+            # Stalls while frames were timed: from the end of touch-load's warm-up (2 s after
+            # its sources start, which is about when the last connection opened) to its exit.
+            stalls = probe.stop(since=connected_at + 1.9 if connected_at else t_launch) if probe else None
+            probe = None
         finally:
+            if probe:
+                probe.stop(since=0)
             server.stop()
         with open(out) as f:
             rep = json.load(f)
@@ -188,6 +200,7 @@ class Bench:
             "windowSeconds": round(window_s, 2) if window_s else None,
             "serverCpuSecondsWindow": round(window_cpu, 2) if window_cpu is not None else None,
             "serverRssKbBefore": rss0, "serverRssKbLoaded": rss1,
+            "cpuStalls": stalls,
         }
         if window_cpu:
             r["serverCpuShare"] = round(window_cpu / window_s, 3)
@@ -205,7 +218,7 @@ class Bench:
 
     def ingest_run(self, n, tag, duration, window, pinned=True):
         """One ingest load of `n` sources, with whether it held."""
-        r = self.load_run(tag, [], self.ingest_args(n), 2 * n, duration, window, pinned=pinned)
+        r = self.load_run(tag, [], self.ingest_args(n), 2 * n, duration, window, pinned=pinned, with_probe=True)
         r["sources"] = n
         r["held"] = self.held(r, INGEST_P99_LIMIT)
         return r
@@ -235,7 +248,8 @@ class Bench:
                          f"(touch-load's send lag p99 {r['sendLagP99']:.2f} ms), "
                          f"dropped {r['droppedMessages']}, server CPU {fmt(r['serverCpuShare'], '.0%')}, "
                          f"{fmt(r['framesPerServerCpuSecond'], ',.0f')} frames/server-CPU-s "
-                         f"({fmt(r['fractionOfLimit'], '.2f')} of limit), touch-load CPU {r['loadCpuSeconds']} s"
+                         f"({fmt(r['fractionOfLimit'], '.2f')} of limit), touch-load CPU {r['loadCpuSeconds']} s, "
+                         f"CPU stalls {stalls_text(r.get('cpuStalls'))}"
                          f" -> {'held' if r['held'] else 'NOT held'}")
                 if r["held"]:
                     break
@@ -258,8 +272,10 @@ class Bench:
                 repeats.append(self.ingest_run(n, f"ingest-{n}-again{k}", duration, window))
             med = statistics.median(r["p99"] for r in repeats)
             self.log(f"    {n} sources again: p99 " + ", ".join(f"{r['p99']:.2f}" for r in repeats)
-                     + f" ms -> median {med:.2f} ms")
+                     + f" ms -> median {med:.2f} ms; CPU stalls "
+                     + ", ".join(stalls_text(r.get("cpuStalls")) for r in repeats))
             cand["repeatP99s"] = [r["p99"] for r in repeats]
+            cand["repeatStalls"] = [r.get("cpuStalls") for r in repeats]
             cand["medianP99"] = med
             if med < TARGET_INGEST_HELD_P99 and all(r["held"] for r in repeats):
                 best5 = cand
@@ -528,18 +544,22 @@ class Bench:
         if ing:
             lines += ["Ingest (N sources × 60 Hz, `--send-idle`, one raw observer each, gestures on; frames/s: the rate while all sources send "
                       "(touch-load's `steadyFramesPerSecond`); touch-load send lag: how late touch-load itself sent the frames, part of the p99; server CPU over a steady window; pinned: server on CPU 0, touch-load `--threads 1` on CPU 1; shared: neither pinned, touch-load's default threads):", "",
-                      "| sources | placement | frames/s | p50 ms | p99 ms | touch-load send lag p99 ms | dropped | server CPU | frames per server CPU-s | of limit | touch-load CPU-s | held |",
-                      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+                      "| sources | placement | frames/s | p50 ms | p99 ms | touch-load send lag p99 ms | dropped | server CPU | frames per server CPU-s | of limit | touch-load CPU-s | CPU stalls | held |",
+                      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
             for r in ingest_rows(ing):
                 lines.append(f"| {r['sources']} | {r['placement']} | {r['framesPerSecond']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
                              f"{fmt(r.get('sendLagP99'), '.2f')} | {r['droppedMessages']} | {fmt(r['serverCpuShare'], '.0%')} | {fmt(r['framesPerServerCpuSecond'], ',.0f')} | "
                              f"{fmt(r['fractionOfLimit'], '.2f')} | {r['loadCpuSeconds']:.1f} of {r['loadElapsed']:.0f} s | "
-                             f"{'yes' if r['held'] else 'no'} |")
-            lines.append("")
+                             f"{stalls_text(r.get('cpuStalls'))} | {'yes' if r['held'] else 'no'} |")
+            lines += ["", f"CPU stalls: `stallprobe.c`, a real-time thread on each CPU waking every {STALL_PERIOD_US // 1000} ms, "
+                      f"counts its wake-ups at least {STALL_THRESHOLD_US // 1000} ms late while frames are timed (after the warm-up), "
+                      "as CPU 0 / CPU 1 with the longest in brackets: time the CPU did not run at all, which nothing in the "
+                      "server or touch-load can help (`-`: not measured).", ""]
             for r in ing["steps"]:
                 if r.get("repeatP99s"):
-                    lines += [f"{r['sources']} sources run {len(r['repeatP99s'])} times (pinned): p99 "
-                              + ", ".join(f"{p:.2f}" for p in r["repeatP99s"]) + f" ms, median {r['medianP99']:.2f} ms.", ""]
+                    lines += [f"{r['sources']} sources run {times(len(r['repeatP99s']))} (pinned): p99 "
+                              + ", ".join(f"{p:.2f}" for p in r["repeatP99s"]) + f" ms, median {r['medianP99']:.2f} ms; "
+                              "CPU stalls " + ", ".join(stalls_text(x) for x in r.get("repeatStalls", [])) + ".", ""]
             best, best5 = ing["best"], ing["bestP99Under5"]
             if best and best.get("fractionOfLimit") is not None:
                 targets.append(("ingest: frames per server CPU-second / ingest limit "
@@ -664,6 +684,36 @@ class Bench:
         self.log(f"\nwrote {self.rel(os.path.join(self.a.results, 'latest.json'))} and latest.md")
 
 
+class StallProbe:
+    """`stallprobe.c` on CPUs 0 and 1 for the length of one load: how often and how long each
+    CPU did not run at all (a real-time thread woke late), which no change to the server or
+    touch-load could help."""
+
+    def __init__(self, bench, tag):
+        cmd = [bench.a.stallprobe, "--cpus", "0,1", "--period-us", str(STALL_PERIOD_US),
+               "--threshold-us", str(STALL_THRESHOLD_US)]
+        bench.note(cmd)
+        self.err = open(os.path.join(bench.work, f"{tag}.stallprobe.err"), "w")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.err, text=True)
+
+    def stop(self, since):
+        """Ends the probe; the episodes that started after `since` (time.monotonic()), per CPU."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            out, _ = self.proc.communicate(timeout=10)
+            r = json.loads(out)
+        except (subprocess.TimeoutExpired, ValueError):
+            self.proc.kill()
+            return None
+        summary = {"periodUs": r["periodUs"], "thresholdUs": r["thresholdUs"], "realtime": r["realtime"],
+                   "probeCpuSeconds": r["cpuSeconds"]}
+        for c in r["cpus"]:
+            eps = [e for e in c["episodes"] if e[0] / 1000 >= since]
+            summary[f"cpu{c['cpu']}"] = {"count": len(eps), "totalMs": round(sum(e[1] for e in eps), 1),
+                                         "maxMs": round(max((e[1] for e in eps), default=0), 1)}
+        return summary
+
+
 class Server:
     """A release touch-relay on 127.0.0.1, port 0 (it prints the port on its first line)."""
 
@@ -715,6 +765,18 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.err.close()
+
+
+def times(n):
+    return "once" if n == 1 else f"{n} times"
+
+
+def stalls_text(st):
+    """'count0 / count1 (longest ms)' for a `StallProbe` summary, '-' without one."""
+    if not st or "cpu0" not in st or "cpu1" not in st:
+        return "-"
+    longest = max(st["cpu0"]["maxMs"], st["cpu1"]["maxMs"])
+    return f"{st['cpu0']['count']} / {st['cpu1']['count']}" + (f" ({longest:.1f} ms)" if longest else "")
 
 
 def pinned_to(cpu):
@@ -793,6 +855,7 @@ def main():
     ap.add_argument("--relay", required=True)
     ap.add_argument("--load", required=True)
     ap.add_argument("--syscost", required=True)
+    ap.add_argument("--stallprobe", help="tools/bench/stallprobe.c, built; left out, no stall column")
     ap.add_argument("--engine-timed", required=True)
     ap.add_argument("--engine-pkg", required=True)
     ap.add_argument("--engine-scratch", required=True)
