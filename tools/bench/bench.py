@@ -776,7 +776,10 @@ def stalls_text(st):
     if not st or "cpu0" not in st or "cpu1" not in st:
         return "-"
     longest = max(st["cpu0"]["maxMs"], st["cpu1"]["maxMs"])
-    return f"{st['cpu0']['count']} / {st['cpu1']['count']}" + (f" ({longest:.1f} ms)" if longest else "")
+    text = f"{st['cpu0']['count']} / {st['cpu1']['count']}" + (f" ({longest:.1f} ms)" if longest else "")
+    # Without real-time priority (no root) the server and touch-load delay the probe too.
+    return text if st.get("realtime") else text + " (not real-time: includes waiting for the load)"
+
 
 
 def pinned_to(cpu):
