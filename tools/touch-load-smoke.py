@@ -21,7 +21,7 @@ def run_load(port, args, tmp, tag):
         r = json.load(f)
     with open(hgrm) as f:
         h = f.read()
-    return r, h
+    return r, h, p.stdout
 
 
 def check_report(tag, r, h, sources, observers, every_slot):
@@ -57,9 +57,10 @@ def main():
         port = relay_port(proc)
         with tempfile.TemporaryDirectory() as tmp:
             # Generated traces: 12 sources over 4 sessions, 2 raw observers per session.
-            r, h = run_load(port, ["-c", "12", "-r", "60", "--sessions", "4", "--observers", "2", "--raw",
-                                   "--scenario", "mixed", "--send-idle", "-d", "3s", "--warmup", "0s"], tmp, "mixed")
+            r, h, _ = run_load(port, ["-c", "12", "-r", "60", "--sessions", "4", "--observers", "2", "--raw",
+                                      "--scenario", "mixed", "--send-idle", "-d", "3s", "--warmup", "0s"], tmp, "mixed")
             check_report("mixed", r, h, 12, 8, every_slot=True)
+            check("mixed: the report has its list of warnings", isinstance(r.get("warnings"), list), r.get("warnings"))
             check("mixed: gestures recognized", sum(r["gestures"].values()) > 0, r["gestures"])
             # Every slot carries a frame, so the rate while all sources send is 12 x 60 (each
             # source counts its own intervals). The average over the run counts the same frames
@@ -67,11 +68,16 @@ def main():
             check("mixed: steady rate is the sources' own rates summed",
                   abs(r["steadyFramesPerSecond"] - 720) < 0.5 and r["framesPerSecond"] < r["steadyFramesPerSecond"] + 0.5,
                   (r["steadyFramesPerSecond"], r["framesPerSecond"]))
-            # The conformance vectors replayed as traces.
-            r, h = run_load(port, ["-c", "4", "-r", "60", "--sessions", "2", "--observers", "1",
-                                   "--scenario", "vectors", "--vectors", "protocol/vectors", "-d", "2s",
-                                   "--warmup", "0s"], tmp, "vectors")
+            # The conformance vectors replayed as traces. With --max-send-lag 0 any lag at all (it
+            # is at least 1 µs) must bring the warning that the generator was behind.
+            r, h, out = run_load(port, ["-c", "4", "-r", "60", "--sessions", "2", "--observers", "1",
+                                        "--scenario", "vectors", "--vectors", "protocol/vectors", "-d", "2s",
+                                        "--warmup", "0s", "--max-send-lag", "0ms"], tmp, "vectors")
             check_report("vectors", r, h, 4, 2, every_slot=False)
+            lag99 = f"{r['sendLag']['p99']:.2f} ms"
+            check("vectors: --max-send-lag 0ms warns that touch-load was behind, with its send lag p99",
+                  len(r["warnings"]) == 1 and "touch-load was behind" in r["warnings"][0] and lag99 in r["warnings"][0]
+                  and "  warning       touch-load was behind" in out, (r["warnings"], out[-400:]))
         helptext = subprocess.run([load, "--help"], capture_output=True, text=True).stdout
         flags = re.findall(r"^\s+(?:-\w, )?(--[\w-]+)", helptext, re.M)
         check("--help lists the flags the issue names",

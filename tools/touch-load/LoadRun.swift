@@ -298,6 +298,22 @@ final class LoadRun: Sendable {
         latencyP50: LatencySummary(s.latency).p50, latencyP99: LatencySummary(s.latency).p99,
         latencyMax: LatencySummary(s.latency).max)
     }
+    let sendLag = LatencySummary(d.sendLag)
+    let cpu = Report.CPUTime.current()
+    var warnings: [String] = []
+    if sendLag.count > 0, sendLag.p99 > plan.maxSendLag * 1000 {
+      // A generator that cannot keep its schedule adds its own delay to every latency
+      // figure; on a shared machine that is the usual reason a p99 climbs.
+      let share = elapsed > 0 ? (cpu.userSeconds + cpu.systemSeconds) / elapsed : 0
+      warnings.append(
+        String(
+          format:
+            "touch-load was behind: 1 %% of its frames went out more than %.2f ms after they were due "
+            + "(send lag p99, over --max-send-lag %.2f ms), and that delay is inside the latency figures. "
+            + "It used %.0f %% of a CPU over the run, with %d event loop thread%@; give it more --threads, "
+            + "fewer sources, or a machine of its own.",
+          sendLag.p99, plan.maxSendLag * 1000, share * 100, plan.threads, plan.threads == 1 ? "" : "s"))
+    }
     return Report(
       config: .init(
         url: plan.baseURL, sources: plan.sources, rate: plan.rate, duration: plan.duration,
@@ -318,13 +334,13 @@ final class LoadRun: Sendable {
         min: counts.min() ?? 0,
         mean: counts.isEmpty ? 0 : Double(counts.reduce(0, +)) / Double(counts.count),
         max: counts.max() ?? 0),
-      gestures: d.gestures, latency: LatencySummary(d.latency), sendLag: LatencySummary(d.sendLag),
+      gestures: d.gestures, latency: LatencySummary(d.latency), sendLag: sendLag,
       timerDrivenMessages: d.timerEvents,
       unmatchedMessages: d.unmatched, outOfOrderMessages: d.outOfOrder,
       warmupSkipped: d.warmupSkipped,
       droppedNotices: d.droppedNotices, droppedMessages: d.droppedMessages,
       serverErrors: d.serverErrors,
-      failures: d.failures, cpu: .current(), series: series)
+      failures: d.failures, cpu: cpu, warnings: warnings, series: series)
   }
 }
 

@@ -34,6 +34,8 @@ struct Plan: Sendable {
   var threads: Int
   /// Seconds between two sends of the due frames on each event loop.
   var tick: Double
+  /// Seconds of touch-load's own send lag p99 above which the report warns.
+  var maxSendLag: Double
   var connectConcurrency: Int
   var connectTimeout: Double
   var subprotocol: Bool

@@ -108,6 +108,8 @@ struct Report: Codable, Sendable {
   var serverErrors: [String: Int]
   var failures: [String: Int]
   var cpu: CPUTime
+  /// What the reader should know before trusting the figures (touch-load behind its schedule).
+  var warnings: [String]
   var series: [SecondReport]
 
   struct MinMeanMax: Codable, Sendable {
@@ -185,6 +187,7 @@ struct Report: Codable, Sendable {
       String(
         format: "  cpu           touch-load user %.2f s, system %.2f s", cpu.userSeconds,
         cpu.systemSeconds))
+    for w in warnings { lines.append("  warning       \(w)") }
     return lines.joined(separator: "\n")
   }
 }

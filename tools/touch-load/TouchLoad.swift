@@ -72,6 +72,13 @@ struct TouchLoad: AsyncParsableCommand {
   @Option(name: .long, help: "Time to wait after the last frame for messages still in flight.")
   var drain = "1s"
 
+  @Option(
+    name: .long,
+    help:
+      "Warn in the report when touch-load's own send lag p99 (how late it sent frames after they were due, which is inside every latency figure) is over this: the generator, not the server, was behind."
+  )
+  var maxSendLag = "2ms"
+
   @Option(name: .long, help: "Observers per session, connected before the sources.")
   var observers = 1
 
@@ -155,6 +162,7 @@ struct TouchLoad: AsyncParsableCommand {
     guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
     for (name, value) in [
       ("-d", duration), ("--ramp-up", rampUp), ("--warmup", warmup), ("--drain", drain),
+      ("--max-send-lag", maxSendLag),
     ] {
       guard parseDuration(value) != nil else {
         throw ValidationError("\(name): '\(value)' is not a duration (30s, 2m, 500ms)")
@@ -189,7 +197,7 @@ struct TouchLoad: AsyncParsableCommand {
       rampUp: parseDuration(rampUp)!, warmup: parseDuration(warmup)!, drain: parseDuration(drain)!,
       sessions: sessions, observersPerSession: observers, raw: raw, observerQuery: observerQuery,
       sessionPrefix: sessionPrefix, trace: trace, sendIdle: sendIdle, device: dev, seed: seed,
-      threads: threads, tick: parseDuration(tick)!,
+      threads: threads, tick: parseDuration(tick)!, maxSendLag: parseDuration(maxSendLag)!,
       connectConcurrency: connectConcurrency, connectTimeout: connectTimeout,
       subprotocol: !noSubprotocol,
       progress: !quiet, progressInterval: progressInterval)
