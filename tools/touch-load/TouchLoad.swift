@@ -75,9 +75,9 @@ struct TouchLoad: AsyncParsableCommand {
   @Option(
     name: .long,
     help:
-      "Warn in the report when touch-load's own send lag p99 (how late it sent frames after they were due, which is inside every latency figure) is over this: the generator, not the server, was behind."
+      "Warn in the report when touch-load's own send lag p99 (how late it sent frames after they were due, which is inside every latency figure) is over this: the generator, not the server, was behind. (default: 2ms, or twice --tick if that is more)"
   )
-  var maxSendLag = "2ms"
+  var maxSendLag: String?
 
   @Option(name: .long, help: "Observers per session, connected before the sources.")
   var observers = 1
@@ -162,7 +162,7 @@ struct TouchLoad: AsyncParsableCommand {
     guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
     for (name, value) in [
       ("-d", duration), ("--ramp-up", rampUp), ("--warmup", warmup), ("--drain", drain),
-      ("--max-send-lag", maxSendLag),
+      ("--max-send-lag", maxSendLag ?? "0"),
     ] {
       guard parseDuration(value) != nil else {
         throw ValidationError("\(name): '\(value)' is not a duration (30s, 2m, 500ms)")
@@ -197,7 +197,9 @@ struct TouchLoad: AsyncParsableCommand {
       rampUp: parseDuration(rampUp)!, warmup: parseDuration(warmup)!, drain: parseDuration(drain)!,
       sessions: sessions, observersPerSession: observers, raw: raw, observerQuery: observerQuery,
       sessionPrefix: sessionPrefix, trace: trace, sendIdle: sendIdle, device: dev, seed: seed,
-      threads: threads, tick: parseDuration(tick)!, maxSendLag: parseDuration(maxSendLag)!,
+      threads: threads, tick: parseDuration(tick)!,
+      // A frame can wait up to one tick by design: the default leaves room for two.
+      maxSendLag: maxSendLag.flatMap(parseDuration) ?? max(0.002, 2 * parseDuration(tick)!),
       connectConcurrency: connectConcurrency, connectTimeout: connectTimeout,
       subprotocol: !noSubprotocol,
       progress: !quiet, progressInterval: progressInterval)
