@@ -191,6 +191,8 @@ class Bench:
             "p50": lat["p50"], "p99": lat["p99"], "p999": lat["p999"], "max": lat["max"],
             # touch-load's own lateness in sending, part of the latency above.
             "sendLagP99": rep["sendLag"]["p99"],
+            # touch-load's own warnings (it was behind its schedule: --max-send-lag).
+            "loadWarnings": rep.get("warnings", []),
             "droppedMessages": rep["droppedMessages"],
             "errors": sum(rep["serverErrors"].values()) + sum(rep["failures"].values()),
             "connectFailures": rep["sourceConnections"]["failed"] + rep["observerConnections"]["failed"],
@@ -253,7 +255,8 @@ class Bench:
                          f"{fmt(r['framesPerServerCpuSecond'], ',.0f')} frames/server-CPU-s "
                          f"({fmt(r['fractionOfLimit'], '.2f')} of limit), touch-load CPU {fmt(r['loadCpuShare'], '.0%')}, "
                          f"CPU stalls {stalls_text(r.get('cpuStalls'))}"
-                         f" -> {'held' if r['held'] else 'NOT held'}")
+                         f" -> {'held' if r['held'] else 'NOT held'}"
+                         + (" (touch-load was behind its schedule)" if r.get("loadWarnings") else ""))
                 if r["held"]:
                     break
             if not r["held"]:
@@ -553,7 +556,7 @@ class Bench:
                 lines.append(f"| {r['sources']} | {r['placement']} | {r['framesPerSecond']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
                              f"{fmt(r.get('sendLagP99'), '.2f')} | {r['droppedMessages']} | {fmt(r['serverCpuShare'], '.0%')} | {fmt(r['framesPerServerCpuSecond'], ',.0f')} | "
                              f"{fmt(r['fractionOfLimit'], '.2f')} | {fmt(r.get('loadCpuShare'), '.0%')} | "
-                             f"{stalls_text(r.get('cpuStalls'))} | {'yes' if r['held'] else 'no'} |")
+                             f"{stalls_text(r.get('cpuStalls'))} | {held_text(r)} |")
             lines += ["", f"CPU stalls: `stallprobe.c`, a real-time thread on each CPU waking every {STALL_PERIOD_US // 1000} ms, "
                       f"counts its wake-ups at least {STALL_THRESHOLD_US // 1000} ms late while frames are timed (after the warm-up), "
                       "as CPU 0 / CPU 1 with the longest in brackets: time the CPU did not run at all, which nothing in the "
@@ -773,6 +776,13 @@ def proc_cpu(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def held_text(r):
+    """'yes', 'no', or 'no (touch-load behind)' when the generator said it could not keep up."""
+    if r["held"]:
+        return "yes"
+    return "no (touch-load behind)" if r.get("loadWarnings") else "no"
 
 
 def times(n):
