@@ -2,7 +2,7 @@
 """Paired A/B of two server builds or settings, for changes smaller than this VM's noise.
 
 Servers A and B run at the same time, both pinned to CPU 0, each under its own touch-load
-(same load, both on CPU 1), so a stall of the VM hits both alike; the server's CPU is read
+(same load, both on CPU 1), so a slow spell of the VM hits both alike; the server's CPU is read
 from /proc over the same window. Prints frames per server CPU-second of each and B / A per
 pair, then their median. The order of starting alternates from pair to pair.
 
