@@ -75,6 +75,21 @@ public struct JSONWriter: ~Copyable {
     }
   }
 
+  /// `"`, `n` bytes that need no escaping, `"` (and `:` after a member name), after one
+  /// capacity check.
+  @inline(__always) private mutating func putQuoted(
+    _ src: UnsafePointer<UInt8>?, count n: Int, colon: Bool = false
+  ) {
+    let total = n + (colon ? 3 : 2)
+    reserve(total)
+    let p = base + count
+    p.initialize(to: UInt8(ascii: "\""))
+    if let src { Self.copy(src, to: p + 1, n) }
+    (p + 1 + n).initialize(to: UInt8(ascii: "\""))
+    if colon { (p + 2 + n).initialize(to: UInt8(ascii: ":")) }
+    count += total
+  }
+
   /// Room for `n` more bytes, so a multi-byte write checks the capacity once.
   @inline(__always) private mutating func reserve(_ n: Int) {
     if count + n > capacity { grow(to: count + n) }
@@ -140,14 +155,7 @@ public struct JSONWriter: ~Copyable {
   /// A member name; the value written next belongs to it.
   @inline(__always) public mutating func key(_ name: StaticString) {
     separate()
-    let n = name.utf8CodeUnitCount
-    reserve(n + 3)
-    let p = base + count
-    p.initialize(to: UInt8(ascii: "\""))
-    Self.copy(name.utf8Start, to: p + 1, n)
-    (p + 1 + n).initialize(to: UInt8(ascii: "\""))
-    (p + 2 + n).initialize(to: UInt8(ascii: ":"))
-    count += n + 3
+    putQuoted(name.utf8Start, count: name.utf8CodeUnitCount, colon: true)
     noComma()
   }
 
@@ -301,12 +309,7 @@ public struct JSONWriter: ~Copyable {
     let copied =
       s.utf8.withContiguousStorageIfAvailable { utf8 in
         guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
-        let n = utf8.count
-        reserve(n + 2)
-        base[count] = UInt8(ascii: "\"")
-        if let src = utf8.baseAddress { Self.copy(src, to: base + count + 1, n) }
-        base[count + 1 + n] = UInt8(ascii: "\"")
-        count += n + 2
+        putQuoted(utf8.baseAddress, count: utf8.count)
         return true
       } ?? false
     if copied { return }
