@@ -94,11 +94,7 @@ final class LoadRun: Sendable {
         if plan.rampUp > 0, last >= start &+ UInt64(plan.rampUp * 1e9) {
           progress.phase = "running"
         }
-        // A snapshot copies every loop's histograms on that loop: not worth it when no one
-        // sees the line (-q, as tools/bench runs it).
-        if progress.enabled {
-          await progress.update(self.snapshot(), connected: self.connectedCounts())
-        }
+        await progress.update { (await self.snapshot(), self.connectedCounts()) }
       }
     }
     let interrupted = flags.interrupted

@@ -12,7 +12,7 @@ final class ProgressPrinter: Sendable {
   }
 
   private let state = Guarded(State())
-  let enabled: Bool
+  private let enabled: Bool
   private let tty: Bool
   private let clock: RunClock
 
@@ -27,8 +27,13 @@ final class ProgressPrinter: Sendable {
     set { state.withLock { $0.phase = newValue } }
   }
 
-  func update(_ d: RecorderData, connected: (sources: Int, observers: Int)) async {
+  /// Takes the sample only when the line is shown: a sample copies every loop's histograms on
+  /// that loop, not worth it for nothing (-q, as tools/bench runs it).
+  func update(
+    _ sample: () async -> (RecorderData, connected: (sources: Int, observers: Int))
+  ) async {
     guard enabled else { return }
+    let (d, connected) = await sample()
     let now = nowNanos()
     let line: String = state.withLock { s in
       let dt = max(Double(now - s.lastTime) / 1e9, 0.001)
