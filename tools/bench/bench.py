@@ -31,6 +31,8 @@ TARGET_INGEST_FRACTION = 0.7
 TARGET_INGEST_HELD = 30000  # frames/s with p99 < 5 ms
 TARGET_INGEST_HELD_P99 = 5.0
 INGEST_P99_LIMIT = 10.0  # the "held" criterion of the ingest search
+# touch-load's --warmup in the loads: frames due before it are not timed.
+WARMUP_S = 2
 # stallprobe.c during pinned loads: a wake-up every 1 ms, an episode when one comes 2 ms late.
 STALL_PERIOD_US = 1000
 STALL_THRESHOLD_US = 2000
@@ -163,9 +165,9 @@ class Bench:
             rss1 = server.rss_kb()
             proc.wait(timeout=duration + 120)
             total_cpu = server.cpu()
-            # Stalls while frames were timed: from the end of touch-load's warm-up (2 s after
-            # its sources start, which is about when the last connection opened) to its exit.
-            stalls = probe.stop(since=connected_at + 1.9 if connected_at else t_launch) if probe else None
+            # Stalls while frames were timed: from the end of touch-load's warm-up (counted from
+            # its sources' start, about when the last connection opened, less a margin) to its exit.
+            stalls = probe.stop(since=connected_at + WARMUP_S - 0.1 if connected_at else t_launch) if probe else None
             probe = None
         finally:
             if probe:
@@ -219,7 +221,7 @@ class Bench:
 
     def ingest_args(self, n):
         return ["-c", str(n), "-r", "60", "--sessions", str(n), "--observers", "1", "--raw",
-                "--send-idle", "--warmup", "2s"]
+                "--send-idle", "--warmup", f"{WARMUP_S}s"]
 
     def ingest_run(self, n, tag, duration, window, pinned=True):
         """One ingest load of `n` sources, with whether it held."""
@@ -310,7 +312,7 @@ class Bench:
             runs = []
             for k in range(repeats):
                 args = ["-c", "1", "-r", "120", "--observers", "1000", "--raw", "--send-idle",
-                        "--warmup", "2s", "--threads", str(threads)]
+                        "--warmup", f"{WARMUP_S}s", "--threads", str(threads)]
                 r = self.load_run(f"fanout-t{threads}-{k}", [], args, 1001, duration, window)
                 r["threads"] = threads
                 r["fractionOfLimit"] = round(r["deliveriesPerServerCpuSecond"] / fan_limit, 3) if fan_limit and r["deliveriesPerServerCpuSecond"] else None
@@ -573,7 +575,7 @@ class Bench:
             else:
                 targets.append(("ingest: frames per server CPU-second / ingest limit", None, TARGET_INGEST_FRACTION, ">="))
             targets.append(("ingest: frames/s held with p99 < 5 ms" + (f" ({best5['sources']} sources, median p99 of "
-                            f"{len(best5['repeatP99s'])} run{'s' if len(best5['repeatP99s']) != 1 else ''} {best5['medianP99']:.2f} ms)" if best5 else ""),
+                            f"{plural(len(best5['repeatP99s']), 'run')} {best5['medianP99']:.2f} ms)" if best5 else ""),
                             best5["framesPerSecond"] if best5 else 0, TARGET_INGEST_HELD, ">="))
             # The issue asks for a binary `frame` encoding only if JSON decoding costs the server
             # more than 20 % of its time: the decoder's cost per frame (engine scenario) times
@@ -787,6 +789,10 @@ def held_text(r):
 
 def times(n):
     return "once" if n == 1 else f"{n} times"
+
+
+def plural(n, noun):
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def stalls_text(st):
