@@ -39,7 +39,6 @@ struct Plan: Sendable {
   var connectConcurrency: Int
   var connectTimeout: Double
   var subprotocol: Bool
-  var progress: Bool
   var progressInterval: Double
 
   var periodNanos: UInt64 { UInt64((1_000_000_000 / rate).rounded()) }

@@ -202,7 +202,7 @@ struct TouchLoad: AsyncParsableCommand {
       maxSendLag: maxSendLag.flatMap(parseDuration) ?? max(0.002, 2 * parseDuration(tick)!),
       connectConcurrency: connectConcurrency, connectTimeout: connectTimeout,
       subprotocol: !noSubprotocol,
-      progress: !quiet, progressInterval: progressInterval)
+      progressInterval: progressInterval)
 
     let run = try await LoadRun(plan: plan)
     let watcher = SignalWatcher { run.interrupt() }
