@@ -63,10 +63,35 @@ async def scenario(port):
             check("inflated oversize closes 1009", c.rcvd is not None and c.rcvd.code == 1009, c)
 
 
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+async def idle_deflate_memory(port, pid, count=300):
+    """An idle observer with permessage-deflate: the compressor lws makes for it at the first
+    write (the welcome) is the bulk of its memory. At --deflate-mem-level 4 (the default) it
+    costs the server about 33 KB, at zlib's default 8 about 99 KB."""
+    before = rss_kb(pid)
+    conns = []
+    try:
+        for i in range(count):
+            ws = await websockets.connect(f"ws://127.0.0.1:{port}/v1/observe/idle-{i % 10}")
+            conns.append(ws)
+            await ws.recv()
+        per = (rss_kb(pid) - before) * 1024 / count
+        check(f"idle deflate observer under 64 KB of server memory ({per:,.0f} bytes each)", per < 64_000, per)
+    finally:
+        for ws in conns:
+            await ws.close()
+
+
 def main():
     proc = start_relay(binary)
     try:
-        asyncio.run(asyncio.wait_for(scenario(relay_port(proc)), 20))
+        port = relay_port(proc)
+        asyncio.run(asyncio.wait_for(scenario(port), 20))
+        asyncio.run(asyncio.wait_for(idle_deflate_memory(port, proc.pid), 30))
     except Exception as e:  # a crash of the scenario is a failure, not a traceback
         check("scenario ran", False, repr(e))
     finally:

@@ -44,12 +44,16 @@ func relayCallback(
     guard case .success(let target) = RequestTarget.parse(path: path, args: args), target != .healthz else {
       return -1
     }
-    let conn = relay.open(wsi: wsi, target: target, peer: HTTPRequest.peer(of: wsi), at: relay.now())
     // lws accepts the extension whenever it offers it and the client asks (it then frames
     // and compresses each message itself), so an offer is enough to rule batching out.
     let deflate =
       relay.config.compression
       && HTTPRequest.header(WSI_TOKEN_EXTENSIONS, of: wsi)?.contains("permessage-deflate") == true
+    // lws creates the compressor at the first write, with the options set by then.
+    if deflate {
+      _ = lws_set_extension_option(wsi, "permessage-deflate", "mem_level", String(relay.config.deflateMemLevel))
+    }
+    let conn = relay.open(wsi: wsi, target: target, peer: HTTPRequest.peer(of: wsi), at: relay.now())
     conn.batchesWrites = relay.config.writeBatchBytes > 0 && !deflate
     return 0
 

@@ -133,6 +133,12 @@ struct TouchRelayCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
+      "zlib memory level (1-9) of each permessage-deflate peer's compressor: its hash table and buffer take 128 KB per peer at 8 (zlib's default), 8 KB at 4, for about the same compression of the relay's small messages. [env: TOUCH_RELAY_DEFLATE_MEM_LEVEL] (default: 4)",
+      valueName: "level"))
+  var deflateMemLevel: Int?
+
+  @Option(
+    help: ArgumentHelp(
       "Bytes of pending messages one send may carry to a peer that did not ask for permessage-deflate; 0 sends one message per send. [env: TOUCH_RELAY_WRITE_BATCH_BYTES] (default: 32768)",
       valueName: "bytes"))
   var writeBatchBytes: Int?
@@ -187,6 +193,7 @@ struct TouchRelayCommand: ParsableCommand {
     c.drainTimeout = try pick(drainTimeout, "DRAIN_TIMEOUT", c.drainTimeout, Double.init)
     c.gestures = try pick(gestures, "GESTURES", true, parseBool)
     c.compression = try pick(compression, "COMPRESSION", true, parseBool)
+    c.deflateMemLevel = try pick(deflateMemLevel, "DEFLATE_MEM_LEVEL", c.deflateMemLevel, Int.init)
     c.writeBatchBytes = try pick(writeBatchBytes, "WRITE_BATCH_BYTES", c.writeBatchBytes, Int.init)
     c.metrics = try pick(metrics, "METRICS", true, parseBool)
     c.verboseLibwebsockets = level <= .debug
@@ -246,6 +253,7 @@ struct TouchRelayCommand: ParsableCommand {
     guard (0...(16 << 20)).contains(c.writeBatchBytes) else {
       throw ValidationError("write batch bytes must be from 0 to 16777216")
     }
+    guard (1...9).contains(c.deflateMemLevel) else { throw ValidationError("deflate mem level must be from 1 to 9") }
     guard (1...1000).contains(c.limits.maxTouchesPerFrame) else {
       throw ValidationError("max touches must be from 1 to 1000")
     }

@@ -103,12 +103,16 @@ import TouchRelayClient
     #expect(text.contains("port must be from 0 to 65535"), "\(text)")
   }
 
-  /// The write batch size: out of range by flag, not a number by environment.
+  /// The write batch size and the deflate memory level: out of range by flag, not a number
+  /// by environment.
   @Test(arguments: [
     (["--write-batch-bytes=-1"], [String: String](), "write batch bytes must be from 0 to 16777216"),
     ([], ["TOUCH_RELAY_WRITE_BATCH_BYTES": "lots"], "TOUCH_RELAY_WRITE_BATCH_BYTES='lots' is not a valid value"),
+    (["--deflate-mem-level", "0"], [:], "deflate mem level must be from 1 to 9"),
+    ([], ["TOUCH_RELAY_DEFLATE_MEM_LEVEL": "10"], "deflate mem level must be from 1 to 9"),
+    ([], ["TOUCH_RELAY_DEFLATE_MEM_LEVEL": "low"], "TOUCH_RELAY_DEFLATE_MEM_LEVEL='low' is not a valid value"),
   ])
-  func refusesABadWriteBatchSize(arguments: [String], environment: [String: String], message: String) throws {
+  func refusesABadWriteSetting(arguments: [String], environment: [String: String], message: String) throws {
     let (status, text) = try Self.runToExit(arguments, environment: environment)
     #expect(status != 0)
     #expect(text.contains(message), "\(text)")

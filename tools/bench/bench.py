@@ -389,7 +389,7 @@ class Bench:
         finally:
             server.stop()
         label = "plain socket, permessage-deflate" if deflate else "plain socket, no compression"
-        return self.conn_row(label, " ".join(flags) or "(default: deflate offered)", info["connected"], n,
+        return self.conn_row(label, " ".join(flags) or "(default: deflate offered, --deflate-mem-level 4)", info["connected"], n,
                              rss0, rss1, ok, info.get("failures", {}),
                              info.get("deflate_accepted") if deflate else None)
 
