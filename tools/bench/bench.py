@@ -495,13 +495,33 @@ class Bench:
         f_on = statistics.median([r["framesPerServerCpuSecond"] for r in on if r["framesPerServerCpuSecond"]] or [0])
         f_off = statistics.median([r["framesPerServerCpuSecond"] for r in off if r["framesPerServerCpuSecond"]] or [0])
         f_nm = statistics.median([r["framesPerServerCpuSecond"] for r in nometrics if r["framesPerServerCpuSecond"]] or [0])
+        paired = self.overhead_paired()
         self.results["overhead"] = {
-            "sources": n, "repeats": repeats, "on": on, "off": off, "noMetrics": nometrics,
+            "sources": n, "repeats": repeats, "on": on, "off": off, "noMetrics": nometrics, "paired": paired,
             "framesPerServerCpuSecondOn": f_on, "framesPerServerCpuSecondOff": f_off,
             "framesPerServerCpuSecondNoMetrics": f_nm,
             "ratio": round(f_on / f_off, 3) if f_off else None,
             "metricsRatio": round(f_on / f_nm, 3) if f_nm else None,
         }
+
+    def overhead_paired(self, sources=200):
+        """The same comparisons paired (`paired_rates`): both servers on CPU 0 at once, so the
+        VM's drift, as large as these costs between sequential runs, cancels out. Each
+        pair's on / off; their median decides the metrics check (see `report`)."""
+        pairs = 1 if self.quick else 4
+        out = {"sources": sources, "pairs": pairs}
+        for key, off_flags in (("gestures", ["--no-gestures"]), ("metrics", ["--no-metrics"])):
+            ratios = []
+            for k in range(pairs):
+                self.settle()
+                f_off, f_on = paired_rates(self, self.a.load, k, (self.a.relay, off_flags), (self.a.relay, []),
+                                           sources, ["--send-idle"], f"overhead-paired-{key}")
+                ratios.append(round(f_on / f_off, 3))
+                self.log(f"    paired {key} on / off, pair {k + 1}: {f_on:,.0f} / {f_off:,.0f} frames per "
+                         f"server CPU-second = {ratios[-1]:.3f}")
+            out[key] = {"ratios": ratios, "median": round(statistics.median(ratios), 3),
+                        "sd": round(statistics.pstdev(ratios), 3)}
+        return out
 
     def refraction(self):
         """Fractions of the limits, against the pooled baseline (first and last)."""
@@ -656,9 +676,26 @@ class Bench:
                 lines.append(f"| {label} | {r['framesPerSecond']:,.0f} | {r['p99']:.2f} | {fmt(r['serverCpuShare'], '.0%')} | "
                              f"{fmt(r['framesPerServerCpuSecond'], ',.0f')} |")
             lines.append("")
-            targets.append(("overhead: frames per server CPU-second, gestures on / off", ov["ratio"], TARGET_OVERHEAD_RATIO, ">="))
-            if ov.get("metricsRatio") is not None:
-                # Issue 5: metrics through swift-prometheus unless they cost more than 5%.
+            pd = ov.get("paired")
+            if pd:
+                lines += [f"Overhead paired (both servers on CPU 0 at the same time, each under its own touch-load on CPU 1: "
+                          f"{pd['sources']} sources × 60 Hz each, `--send-idle`; on / off per pair, starting order alternating):", "",
+                          "| comparison | pairs | median | sd |", "| --- | --- | ---: | ---: |"]
+                for key, label in (("gestures", "gestures on / `--no-gestures`"), ("metrics", "metrics on / `--no-metrics`")):
+                    c = pd[key]
+                    lines.append(f"| {label} | {', '.join(f'{x:.3f}' for x in c['ratios'])} | {c['median']:.3f} | {c['sd']:.3f} |")
+                lines.append("")
+            # The issue's measure: the same ingest load on the server alone, sequential runs.
+            targets.append((f"overhead: frames per server CPU-second, gestures on / off"
+                            + (f" (paired: {pd['gestures']['median']:.3f})" if pd else ""),
+                            ov["ratio"], TARGET_OVERHEAD_RATIO, ">="))
+            # Issue 5: metrics through swift-prometheus unless a measurement shows they cost more
+            # than 5 %. A 1-5 % cost needs the paired measurement: sequential medians of 5 moved
+            # from 0.89 to 1.09 between full runs of one build.
+            if pd:
+                targets.append((f"overhead: frames per server CPU-second, metrics on / off, paired (sequential: {fmtv(ov.get('metricsRatio'))})",
+                                pd["metrics"]["median"], 0.95, ">="))
+            elif ov.get("metricsRatio") is not None:
                 targets.append(("overhead: frames per server CPU-second, metrics on / off", ov["metricsRatio"], 0.95, ">="))
 
         if targets:
@@ -804,6 +841,43 @@ def stalls_text(st):
     # Without real-time priority (no root) the server and touch-load delay the probe too.
     return text if st.get("realtime") else text + " (not real-time: includes waiting for the load)"
 
+
+
+def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5):
+    """One pair of a paired A/B: servers A and B, each `(binary, flags)`, run at the same
+    time, both pinned to CPU 0, each under its own touch-load (the same load, both on CPU 1),
+    so a slow spell of the VM hits both alike. Returns frames per server CPU-second of A and B
+    over the same window. The starting order alternates with `k`. `lab` is what `Server`
+    reads of the suite (`work`, `note`, `a.relay`)."""
+    order = [(0, a), (1, b)] if k % 2 == 0 else [(1, b), (0, a)]
+    servers, loads, outs = {}, [], []
+    try:
+        for i, (binary, flags) in order:
+            servers[i] = Server(lab, flags, f"{tag}-{k}-{i}", cpu=0, binary=binary)
+        for i in (0, 1):
+            outs.append(os.path.join(lab.work, f"{tag}-{k}-{i}.json"))
+            cmd = [*pinned_to(1), load, "--url", servers[i].url, "-c", str(sources), "-r", "60",
+                   "--sessions", str(sources), "--observers", "1", "--raw", "--warmup", "2s", "-d", "11s",
+                   "--threads", "1", "--json", outs[i], "-q", *extra]
+            lab.note(cmd)
+            loads.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(5)
+        c0 = [servers[i].cpu() for i in (0, 1)]
+        time.sleep(window)
+        c1 = [servers[i].cpu() for i in (0, 1)]
+        for p in loads:
+            p.wait(timeout=60)
+    finally:
+        for p in loads:
+            if p.poll() is None:
+                p.kill()
+        for server in servers.values():
+            server.stop()
+    rates = []
+    for i in (0, 1):
+        with open(outs[i]) as f:
+            rates.append(json.load(f)["steadyFramesPerSecond"] * window / (c1[i] - c0[i]))
+    return rates
 
 
 def pinned_to(cpu):

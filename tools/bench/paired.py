@@ -10,47 +10,23 @@ pair, then their median. The order of starting alternates from pair to pair.
 
 A and B are `BINARY` or `BINARY:FLAGS` (e.g. `.build-bench/release/touch-relay:--no-gestures`).
 Two copies of the same binary read B / A = 0.99 ± 0.01 here (4 pairs, 200 sources each).
-Not part of `tools/bench/run`: both servers share one core, so the figures are for comparing,
-not the server's capacity.
+Both servers share one core, so the figures are for comparing, not the server's capacity.
+`tools/bench/run`'s overhead scenario runs the same pairs (`bench.paired_rates`) for gestures
+and metrics on / off.
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile, time
+import argparse, os, statistics, sys, tempfile
 from types import SimpleNamespace
 
-from bench import Server, pinned_to
+from bench import paired_rates
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LOAD = os.path.join(ROOT, ".build-bench", "release", "touch-load")
 
 
-def one_pair(k, a, b, sources, extra, tmp, window=5.5):
-    # What bench.Server reads of the suite: where its logs go and how to note a command.
-    lab = SimpleNamespace(work=tmp, note=lambda cmd, env=None: None, a=SimpleNamespace(relay=None))
-    order = [(0, a), (1, b)] if k % 2 == 0 else [(1, b), (0, a)]
-    servers = {}
-    try:
-        for i, spec in order:
-            binary, _, flags = spec.partition(":")
-            servers[i] = Server(lab, flags.split(), f"paired-{i}", cpu=0, binary=binary)
-        loads = [subprocess.Popen(
-            [*pinned_to(1), LOAD, "--url", servers[i].url, "-c", str(sources), "-r", "60",
-             "--sessions", str(sources), "--observers", "1", "--raw", "--warmup", "2s", "-d", "11s",
-             "--threads", "1", "--json", os.path.join(tmp, f"{i}.json"), *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in (0, 1)]
-        time.sleep(5)
-        c0 = [servers[i].cpu() for i in (0, 1)]
-        time.sleep(window)
-        c1 = [servers[i].cpu() for i in (0, 1)]
-        for load in loads:
-            load.wait(timeout=60)
-    finally:
-        for server in servers.values():
-            server.stop()
-    rates = []
-    for i in (0, 1):
-        with open(os.path.join(tmp, f"{i}.json")) as f:
-            report = json.load(f)
-        rates.append(report["steadyFramesPerSecond"] * window / (c1[i] - c0[i]))
-    return rates
+def spec(text):
+    """`BINARY` or `BINARY:FLAGS` as (binary, [flags])."""
+    binary, _, flags = text.partition(":")
+    return binary, flags.split()
 
 
 def main():
@@ -67,8 +43,10 @@ def main():
         sys.exit(f"paired: build touch-load first ({LOAD}): tools/bench/run builds it")
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
+        # What bench.Server reads of the suite: where its logs go and how to note a command.
+        lab = SimpleNamespace(work=tmp, note=lambda cmd, env=None: None, a=SimpleNamespace(relay=None))
         for k in range(args.pairs):
-            fa, fb = one_pair(k, args.a, args.b, args.sources, extra, tmp)
+            fa, fb = paired_rates(lab, LOAD, k, spec(args.a), spec(args.b), args.sources, extra, "paired")
             ratios.append(fb / fa)
             print(f"pair {k + 1}: A {fa:,.0f}  B {fb:,.0f} frames per server CPU-second  B / A {fb / fa:.3f}", flush=True)
     print(f"B / A: median {statistics.median(ratios):.3f}, mean {statistics.mean(ratios):.3f}, "
