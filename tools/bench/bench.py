@@ -478,7 +478,9 @@ class Bench:
 
     def overhead(self):
         n = 200 if self.quick else 400
-        repeats = 1 if self.quick else 5
+        # Three rounds: the ratios are judged on the paired runs below; these give each setting's
+        # own figures under the ingest load (five rounds and the pairs took the suite to 544 s).
+        repeats = 1 if self.quick else 3
         duration, window = (7, 4) if self.quick else (10, 6)
         self.log(f"\n## overhead: {n} sources x 60 Hz (one raw observer each), gestures on vs --no-gestures"
                  " (and metrics on vs --no-metrics)")
@@ -507,8 +509,7 @@ class Bench:
     def overhead_paired(self, sources=200):
         """The same comparisons paired (`paired_rates`): both servers on CPU 0 at once, so the
         VM's drift, as large as these costs between sequential runs, cancels out. Each
-        pair's on / off; their median decides the metrics check (see `report`)."""
-        # Three pairs each keep the suite under ten minutes (four took it to 548 s).
+        pair's on / off; their medians decide both checks (see `report`)."""
         pairs = 1 if self.quick else 3
         out = {"sources": sources, "pairs": pairs}
         for key, off_flags in (("gestures", ["--no-gestures"]), ("metrics", ["--no-metrics"])):
@@ -686,18 +687,17 @@ class Bench:
                     c = pd[key]
                     lines.append(f"| {label} | {', '.join(f'{x:.3f}' for x in c['ratios'])} | {c['median']:.3f} | {c['sd']:.3f} |")
                 lines.append("")
-            # The issue's measure: the same ingest load on the server alone, sequential runs.
-            targets.append((f"overhead: frames per server CPU-second, gestures on / off"
-                            + (f" (paired: {pd['gestures']['median']:.3f})" if pd else ""),
-                            ov["ratio"], TARGET_OVERHEAD_RATIO, ">="))
-            # Issue 5: metrics through swift-prometheus unless a measurement shows they cost more
-            # than 5 %. A 1-5 % cost needs the paired measurement: sequential medians of 5 moved
-            # from 0.89 to 1.09 between full runs of one build.
-            if pd:
-                targets.append((f"overhead: frames per server CPU-second, metrics on / off, paired (sequential: {fmtv(ov.get('metricsRatio'))})",
-                                pd["metrics"]["median"], 0.95, ">="))
-            elif ov.get("metricsRatio") is not None:
-                targets.append(("overhead: frames per server CPU-second, metrics on / off", ov["metricsRatio"], 0.95, ">="))
+            # Both ratios are judged on the paired medians: costs of 1-10 % need them. Between
+            # full runs of one build the sequential medians of five moved from 0.89 to 1.01
+            # (gestures) and from 0.89 to 1.09 (metrics); the pairs' sd is about 0.01.
+            # Metrics: issue 5 (swift-prometheus unless a measurement shows more than 5 %).
+            for what, key, seq, target in (("gestures", "gestures", "ratio", TARGET_OVERHEAD_RATIO),
+                                           ("metrics", "metrics", "metricsRatio", 0.95)):
+                if pd:
+                    targets.append((f"overhead: frames per server CPU-second, {what} on / off, paired "
+                                    f"(sequential: {fmtv(ov.get(seq))})", pd[key]["median"], target, ">="))
+                elif ov.get(seq) is not None:
+                    targets.append((f"overhead: frames per server CPU-second, {what} on / off", ov[seq], target, ">="))
 
         if targets:
             summary = ["| target | measured | target | result |", "| --- | ---: | ---: | --- |"]
