@@ -79,6 +79,8 @@ async def idle_deflate_memory(port, pid, count=300):
             ws = await websockets.connect(f"ws://127.0.0.1:{port}/v1/observe/idle-{i % 10}")
             conns.append(ws)
             await ws.recv()
+        deflated = sum("permessage-deflate" in ws.response_headers.get("Sec-WebSocket-Extensions", "") for ws in conns)
+        check("permessage-deflate on every idle observer", deflated == count, deflated)
         per = (rss_kb(pid) - before) * 1024 / count
         check(f"idle deflate observer under 64 KB of server memory ({per:,.0f} bytes each)", per < 64_000, per)
     finally:
