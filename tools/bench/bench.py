@@ -220,8 +220,7 @@ class Bench:
     # MARK: ingest
 
     def ingest_args(self, n):
-        return ["-c", str(n), "-r", "60", "--sessions", str(n), "--observers", "1", "--raw",
-                "--send-idle", "--warmup", f"{WARMUP_S}s"]
+        return [*ingest_load(n), "--send-idle"]
 
     def ingest_run(self, n, tag, duration, window, pinned=True):
         """One ingest load of `n` sources, with whether it held."""
@@ -843,6 +842,12 @@ def stalls_text(st):
     return text if st.get("realtime") else text + " (not real-time: includes waiting for the load)"
 
 
+def ingest_load(n):
+    """touch-load's arguments for the ingest load: `n` sources x 60 Hz, each in its own session
+    with one raw observer (the ingest, overhead and paired runs add their own flags)."""
+    return ["-c", str(n), "-r", "60", "--sessions", str(n), "--observers", "1", "--raw",
+            "--warmup", f"{WARMUP_S}s"]
+
 
 def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5):
     """One pair of a paired A/B: servers A and B, each `(binary, flags)`, run at the same
@@ -857,8 +862,7 @@ def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5):
             servers[i] = Server(lab, flags, f"{tag}-{k}-{i}", cpu=0, binary=binary)
         for i in (0, 1):
             outs.append(os.path.join(lab.work, f"{tag}-{k}-{i}.json"))
-            cmd = [*pinned_to(1), load, "--url", servers[i].url, "-c", str(sources), "-r", "60",
-                   "--sessions", str(sources), "--observers", "1", "--raw", "--warmup", "2s", "-d", "11s",
+            cmd = [*pinned_to(1), load, "--url", servers[i].url, *ingest_load(sources), "-d", "11s",
                    "--threads", "1", "--json", outs[i], "-q", *extra]
             lab.note(cmd)
             loads.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
