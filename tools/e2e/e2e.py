@@ -9,6 +9,8 @@ screenshots. Any JavaScript exception or console error fails it.
   Chrome): tap, double tap, pinch, pan.
 - firefox: headless, WebDriver BiDi, touch pointers (desktop Firefox has Pointer Events
   only): the same gestures through the pad's Pointer Events path.
+- firefox-touch: the same with Firefox's Touch Events on (as in Firefox for Android): the
+  pad's Touch Events path in Gecko.
 - webkit: WebKitGTK under Xvfb, classic WebDriver, the engine of Safari: one finger (its
   driver has one pointer), so tap, double tap and pan; no pinch.
 Each browser uses a session of its own (`e2e-<browser>`) on the same server."""
@@ -22,16 +24,16 @@ import websockets
 
 from touches import drag, pinch, tap
 
-BROWSERS = ("chromium", "firefox", "webkit")
+BROWSERS = ("chromium", "firefox", "firefox-touch", "webkit")
 
 
 def browser_named(name):
     if name == "chromium":
         from chromium import Chromium
         return Chromium()
-    if name == "firefox":
+    if name.startswith("firefox"):
         from firefox import Firefox
-        return Firefox()
+        return Firefox(touch_events=name == "firefox-touch")
     from webkit import WebKit
     return WebKit()
 
@@ -96,8 +98,8 @@ async def run(browser, base, out, failures):
     await pad.navigate(f"{base}/pad/{session}?scene=sketch")
     await pad.wait_for("document.getElementById('state').className.includes('live')")
     has_touch = await pad.eval("'ontouchstart' in window")
-    if name == "chromium" and not has_touch:
-        failures.append("touch emulation: the pad page sees no Touch Events")
+    if name in ("chromium", "firefox-touch") and not has_touch:
+        failures.append("the pad page sees no Touch Events")
     r = await pad.eval("document.getElementById('surface').getBoundingClientRect().toJSON()")
     cx, cy = r["x"] + r["width"] / 2, r["y"] + r["height"] / 2
     print(f"   pad surface {r['width']:.0f}x{r['height']:.0f} at y={r['y']:.0f}; "

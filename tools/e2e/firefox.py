@@ -1,10 +1,12 @@
 """Headless Firefox (Debian's firefox-esr) through WebDriver BiDi, which Firefox serves itself
-(no geckodriver): a window per page, touch input as WebDriver touch pointers (one per finger;
-desktop Firefox has no Touch Events, so the pad takes its Pointer Events path), and every
-JavaScript error and console error recorded (`log.entryAdded`)."""
+(no geckodriver): a window per page, touch input as WebDriver touch pointers (one per finger),
+and every JavaScript error and console error recorded (`log.entryAdded`). As on a desktop,
+Firefox has no Touch Events and the pad takes its Pointer Events path; `touch_events` turns
+them on (as Firefox for Android has them), and the same input then arrives as Touch Events."""
 import asyncio
 import base64
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -19,12 +21,23 @@ from page import PageBase
 from touches import w3c_actions
 
 
+# Touch Events in a desktop Firefox: `legacy_apis` is what puts `ontouchstart` on the window.
+TOUCH_EVENT_PREFS = 'user_pref("dom.w3c_touch_events.enabled", 1);\n' \
+                    'user_pref("dom.w3c_touch_events.legacy_apis.enabled", true);\n'
+
+
 class Firefox:
-    name = "firefox"
     max_fingers = 5
+
+    def __init__(self, touch_events=False):
+        self.touch_events = touch_events
+        self.name = "firefox-touch" if touch_events else "firefox"
 
     async def start(self):
         self.profile = tempfile.mkdtemp(prefix="touchrelay-e2e-ff-")
+        if self.touch_events:
+            with open(os.path.join(self.profile, "user.js"), "w") as f:
+                f.write(TOUCH_EVENT_PREFS)
         cmd = [firefox_binary(), "--headless", "--no-remote", "--profile", self.profile, "--remote-debugging-port", "0"]
         self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         url = await self._bidi_url()
