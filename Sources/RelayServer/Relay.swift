@@ -58,6 +58,11 @@ final class Relay {
   /// Wakes the loop for the earliest deadline when nothing else does, and when it is set for.
   private(set) var wakeTimer: RelayTimer!
   private var wakeAt: Double?
+  /// Flooding sources whose reading is paused, and the timer that resumes them (see
+  /// `pauseReading`).
+  var pausedReaders: [Connection] = []
+  private(set) var resumeTimer: RelayTimer!
+  var resumeAt: Double?
   /// With libev: checks the deadlines on every loop iteration.
   private(set) var loopHook: LoopHook?
   /// How long after a deadline the wake-up timer fires: a busy loop checks the queue far more
@@ -80,6 +85,7 @@ final class Relay {
     shutdownTimer = RelayTimer(loop: eventLoop, owner: me, fire: shutdownDeadlineFired)
     heartbeatTimer = RelayTimer(loop: eventLoop, owner: me, fire: heartbeatFired)
     wakeTimer = RelayTimer(loop: eventLoop, owner: me, fire: deadlineWakeFired)
+    resumeTimer = RelayTimer(loop: eventLoop, owner: me, fire: resumeReadersFired)
     if let eventLoop { loopHook = LoopHook(loop: eventLoop, owner: me, fire: loopWillWait) }
   }
 
@@ -210,7 +216,11 @@ final class Relay {
         // frame; what is left is reported with the next frame that passes.
         state.rateLimitedSinceError += 1
         state.lastRateLimitedSeq = frame.seq
-        if rt - state.lastRateLimitError >= 100 { reportRateLimited(conn, state, rt: rt) }
+        if rt - state.lastRateLimitError >= Self.rateLimitReportMs {
+          reportRateLimited(conn, state, rt: rt)
+        } else if floods(state) {
+          pauseReading(conn, state)
+        }
         return
       }
       if state.rateLimitedSinceError > 0 { reportRateLimited(conn, state, rt: rt) }
@@ -523,6 +533,11 @@ extension RequestTarget {
 func deadlineWakeFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
   Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().wakeTimerFired()
+}
+
+func resumeReadersFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  Unmanaged<Relay>.fromOpaque(owner).takeUnretainedValue().resumeReaders()
 }
 
 func loopWillWait(_ owner: UnsafeMutableRawPointer?) {

@@ -182,6 +182,7 @@ public final class RelayServer: Sendable {
     relay.sweepTimer.cancel()
     relay.heartbeatTimer.cancel()
     relay.wakeTimer.cancel()
+    relay.resumeTimer.cancel()
     relay.loopHook?.stop()
     lws_context_destroy(context)
     relay.context = nil

@@ -79,6 +79,14 @@ final class TestRelay: Sendable {
 }
 
 /// A frame as JSON text; touches are (id, phase, x, y).
+/// One series' value in a `/metrics` text (`name` or `name{labels}`), if it is there.
+func metricValue(_ text: String, _ series: String) -> Double? {
+  for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+    return Double(line.split(separator: " ").last ?? "")
+  }
+  return nil
+}
+
 func frameText(_ seq: Int, t: Double, _ touches: [(Int, String, Double, Double)]) -> String {
   let list = touches.map { #"{"id":\#($0.0),"phase":"\#($0.1)","x":\#($0.2),"y":\#($0.3)}"# }
   return #"{"type":"frame","seq":\#(seq),"t":\#(t),"touches":[\#(list.joined(separator: ","))]}"#

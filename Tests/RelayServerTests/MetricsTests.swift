@@ -3,12 +3,7 @@ import TouchRelayClient
 
 /// `/metrics` in Prometheus text format, with what an operator graphs.
 @Suite struct MetricsTests {
-  func value(_ text: String, _ series: String) -> Double? {
-    for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
-      return Double(line.split(separator: " ").last ?? "")
-    }
-    return nil
-  }
+  func value(_ text: String, _ series: String) -> Double? { metricValue(text, series) }
 
   @Test func countsConnectionsFramesErrorsAndLatency() async throws {
     let relay = try TestRelay()
