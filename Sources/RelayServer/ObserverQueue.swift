@@ -47,6 +47,7 @@ struct ObserverQueue {
         return .overflow
       }
     }
+    if items.count - head > 2 * hardLimit { squeezeTombstones() }
     let slot = base + items.count
     items.append(m)
     if m.supersedable { supersedableSlots.append(slot) }
@@ -88,6 +89,29 @@ struct ObserverQueue {
       }
     }
     return false
+  }
+
+  /// Slots held, live or dropped: at most about twice `hardLimit`, popped or not.
+  var heldSlots: Int { items.count - head }
+
+  /// A queue nobody pops (a stalled observer's) still drops and appends, and `pop`'s
+  /// compaction never runs: without this its tombstones, 16 bytes a message, would pile up
+  /// until the connection is cut. Keeps the live messages in order under fresh slot numbers.
+  /// Runs when over half the slots are tombstones, so it costs O(1) per push amortized.
+  private mutating func squeezeTombstones() {
+    var live: [OutgoingMessage?] = []
+    live.reserveCapacity(count)
+    var slots: [Int] = []
+    let freshBase = base + items.count
+    for case let m? in items[head...] {
+      if m.supersedable { slots.append(freshBase + live.count) }
+      live.append(m)
+    }
+    items = live
+    head = 0
+    base = freshBase
+    supersedableSlots = slots
+    supersedableHead = 0
   }
 
   private mutating func compactIfWorthIt() {

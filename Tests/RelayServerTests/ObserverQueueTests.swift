@@ -43,6 +43,25 @@ import Testing
     #expect(q.takeDropped() == 1)
   }
 
+  @Test func aQueueNobodyPopsHoldsBoundedMemory() {
+    // A stalled observer: 100,000 messages in, none out; one in 50 essential.
+    var q = ObserverQueue(capacity: 4, hardLimit: 64)
+    var essentials: [UInt8] = []
+    var mostHeld = 0
+    for i in 0..<100_000 {
+      let essential = i % 50 == 0 && essentials.count < 60
+      if essential { essentials.append(UInt8(truncatingIfNeeded: i / 50)) }
+      let tag = essential ? UInt8(truncatingIfNeeded: i / 50) : 255
+      #expect(q.push(message(tag, supersedable: !essential)) != .overflow)
+      mostHeld = max(mostHeld, q.heldSlots)
+    }
+    #expect(mostHeld <= 2 * 64 + 1, "\(mostHeld) slots held")
+    // The essentials in order, then the newest supersedable ones up to the capacity (none:
+    // the essentials alone fill it).
+    #expect(drain(&q) == essentials)
+    #expect(q.takeDropped() == 100_000 - essentials.count)
+  }
+
   @Test func survivesLongRunsWithCompaction() {
     var q = ObserverQueue(capacity: 8, hardLimit: 16)
     var expected: [UInt8] = []
