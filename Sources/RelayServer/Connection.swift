@@ -45,6 +45,16 @@ final class Connection: DeadlineQueueItem {
   var errorsSent = 0
   /// Set at LWS_CALLBACK_CLOSED; nothing is queued or written after it.
   var closed = false
+  /// `control` messages per second this peer may send (made at its first control), and the
+  /// refusals not yet reported (`Relay.admitsControl`).
+  @exclusivity(unchecked) var controlLimiter: RateLimiter?
+  var controlsRefusedSinceError = 0
+  var lastControlRateError = -Double.infinity
+  /// Messages refused by a rate limit in the 100 ms window that began at `floodWindowStart`,
+  /// and, while the relay does not read this peer, until when (`Relay.refused`).
+  var refusedInFloodWindow = 0
+  var floodWindowStart = -Double.infinity
+  var readsPausedUntil: Double?
 
   init(
     wsi: OpaquePointer?, serial: Int, role: Role, session: Session, filter: ObserverFilter,

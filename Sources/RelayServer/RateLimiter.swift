@@ -11,6 +11,12 @@ struct RateLimiter {
     last = now
   }
 
+  /// Milliseconds from server time `now` until the bucket holds a token (0 if it does).
+  func millisecondsUntilToken(at now: Double) -> Double {
+    let held = min(perSecond, tokens + max(0, now - last) / 1000 * perSecond)
+    return held >= 1 ? 0 : (1 - held) / perSecond * 1000
+  }
+
   /// Takes one token at server time `now` (ms); false when the bucket is empty.
   mutating func take(at now: Double) -> Bool {
     tokens = min(perSecond, tokens + max(0, now - last) / 1000 * perSecond)

@@ -32,6 +32,7 @@ public enum RecordingReplay {
       config.limits.maxDepth = l["maxDepth"] as? Int ?? config.limits.maxDepth
       // The rate limit decides which frames reach the engine: replay it as it was live.
       config.limits.maxFramesPerSecond = l["maxFramesPerSecond"] as? Int ?? config.limits.maxFramesPerSecond
+      config.limits.maxControlsPerSecond = l["maxControlsPerSecond"] as? Int ?? config.limits.maxControlsPerSecond
     }
     // Each line parsed once, numbered as in the file.
     let records = try lines.enumerated().dropFirst().map {

@@ -58,8 +58,8 @@ final class Relay {
   /// Wakes the loop for the earliest deadline when nothing else does, and when it is set for.
   private(set) var wakeTimer: RelayTimer!
   private var wakeAt: Double?
-  /// Flooding sources whose reading is paused, and the timer that resumes them (see
-  /// `pauseReading`).
+  /// Flooding peers whose reading is paused, and the timer that resumes them (see
+  /// `Relay.refused`).
   var pausedReaders: [Connection] = []
   private(set) var resumeTimer: RelayTimer!
   var resumeAt: Double?
@@ -181,6 +181,7 @@ final class Relay {
       case (.source, _):
         handleSource(message, from: conn, rt: rt)
       case (.observer, .control(let c)):
+        guard admitsControl(from: conn, at: rt) else { return }
         handleObserverControl(c, from: conn, rt: rt)
       case (.observer, _):
         sendError(ProtocolError(.notAllowed, "observers may only send 'control'"), to: conn)
@@ -216,11 +217,8 @@ final class Relay {
         // frame; what is left is reported with the next frame that passes.
         state.rateLimitedSinceError += 1
         state.lastRateLimitedSeq = frame.seq
-        if rt - state.lastRateLimitError >= Self.rateLimitReportMs {
-          reportRateLimited(conn, state, rt: rt)
-        } else if floods(state) {
-          pauseReading(conn, state)
-        }
+        if rt - state.lastRateLimitError >= Self.rateLimitReportMs { reportRateLimited(conn, state, rt: rt) }
+        refused(conn, by: state.rateLimiter, at: rt)
         return
       }
       if state.rateLimitedSinceError > 0 { reportRateLimited(conn, state, rt: rt) }
@@ -241,7 +239,7 @@ final class Relay {
       deliver(out, from: conn, origin: origin)
       arm(conn, state)
     case .control(let c):
-      guard let state else { return }
+      guard let state, admitsControl(from: conn, at: rt) else { return }
       applyControl(c, to: conn, state: state, rt: rt, requester: conn)
     }
   }

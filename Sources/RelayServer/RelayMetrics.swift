@@ -19,7 +19,7 @@ final class RelayMetrics {
   /// Messages dropped from observers' queues, and from sources' (their unread errors).
   var droppedForObservers = 0
   var droppedForSources = 0
-  /// Times a flooding source's reading was paused (`Relay.pauseReading`).
+  /// Times a flooding peer's reading was paused (`Relay.refused`).
   var readPauses = 0
   var errors: [String: Int] = [:]
   var closes: [String: Int] = [:]
@@ -90,7 +90,7 @@ final class RelayMetrics {
     publish("touchrelay_gesture_events_total", [], gestureEvents)
     publish("touchrelay_dropped_messages_total", [("role", "observer")], droppedForObservers)
     publish("touchrelay_dropped_messages_total", [("role", "source")], droppedForSources)
-    publish("touchrelay_source_read_pauses_total", [], readPauses)
+    publish("touchrelay_read_pauses_total", [], readPauses)
     for (code, n) in errors { publish("touchrelay_errors_total", [("code", code)], n) }
     for (code, n) in closes { publish("touchrelay_closes_total", [("code", code)], n) }
     return registry.emitToBuffer()

@@ -20,8 +20,6 @@ final class SourceState {
   var rateLimitedSinceError = 0
   var lastRateLimitedSeq: Int64 = 0
   var lastRateLimitError = -Double.infinity
-  /// Set while the relay does not read this source (see `Relay.pauseReading`): until when.
-  var readsPausedUntil: Double?
 
   init(info: SourceInfo, engine: any GestureProcessor, rateLimiter: RateLimiter) {
     self.info = info

@@ -12,6 +12,9 @@ public struct Limits: Sendable, Equatable {
   public var maxDepth: Int = 32
   /// Frames per second a source may send; the excess gets `rate_limited` and is dropped.
   public var maxFramesPerSecond: Int = 240
+  /// `control` messages per second one connection may send; the excess gets `rate_limited`
+  /// and is dropped (a control can make the server write to every observer of a session).
+  public var maxControlsPerSecond: Int = 20
   /// WebSocket connections in total, and from one client address (HTTP 503 beyond).
   public var maxConnections: Int = 20_000
   public var maxConnectionsPerAddress: Int = 1_000

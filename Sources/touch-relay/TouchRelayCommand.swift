@@ -61,6 +61,12 @@ struct TouchRelayCommand: ParsableCommand {
   )
   var maxFps: Int?
 
+  @Option(
+    help:
+      "Control messages per second one connection may send; the excess gets error rate_limited and is dropped. [env: TOUCH_RELAY_MAX_CONTROLS] (default: 20)"
+  )
+  var maxControls: Int?
+
   @Option(help: "WebSocket connections in total (HTTP 503 beyond). [env: TOUCH_RELAY_MAX_CONNECTIONS] (default: 20000)")
   var maxConnections: Int?
 
@@ -206,6 +212,7 @@ struct TouchRelayCommand: ParsableCommand {
     c.recordDirectory = record ?? ProcessInfo.processInfo.environment["TOUCH_RELAY_RECORD"]
     let env = ProcessInfo.processInfo.environment
     c.limits.maxFramesPerSecond = try pick(maxFps, "MAX_FPS", c.limits.maxFramesPerSecond, Int.init)
+    c.limits.maxControlsPerSecond = try pick(maxControls, "MAX_CONTROLS", c.limits.maxControlsPerSecond, Int.init)
     c.limits.maxConnections = try pick(maxConnections, "MAX_CONNECTIONS", c.limits.maxConnections, Int.init)
     c.limits.maxConnectionsPerAddress = try pick(
       maxConnectionsPerAddress, "MAX_CONNECTIONS_PER_ADDRESS", c.limits.maxConnectionsPerAddress, Int.init)
@@ -213,7 +220,8 @@ struct TouchRelayCommand: ParsableCommand {
     c.limits.maxObserversPerSession = try pick(
       maxObserversPerSession, "MAX_OBSERVERS_PER_SESSION", c.limits.maxObserversPerSession, Int.init)
     for (name, value) in [
-      ("max fps", c.limits.maxFramesPerSecond), ("max connections", c.limits.maxConnections),
+      ("max fps", c.limits.maxFramesPerSecond), ("max controls", c.limits.maxControlsPerSecond),
+      ("max connections", c.limits.maxConnections),
       ("max connections per address", c.limits.maxConnectionsPerAddress), ("max sessions", c.limits.maxSessions),
       ("max observers per session", c.limits.maxObserversPerSession),
     ] where !(1...10_000_000).contains(value) {

@@ -5,10 +5,57 @@ import Testing
 import TouchProtocol
 import TouchRelayClient
 
-/// A source sending far over its frame rate is read no faster than about twice that rate (its
-/// frames wait in TCP), every frame it sent still ends up mirrored or reported dropped, and
-/// other sessions are served meanwhile.
+/// A peer sending far over its rate is read about one message per token (the rest wait in
+/// TCP), every message it sent still ends up taken or reported dropped, and other sessions are
+/// served meanwhile. Frames from a source, and `control` messages from an observer.
 @Suite struct FloodTests {
+  /// The dropped counts of the `rate_limited` errors among `messages`.
+  func droppedCounts(_ messages: [Received]) throws -> (errors: Int, dropped: Int) {
+    var errors = 0
+    var dropped = 0
+    for m in messages {
+      guard let text = m.text, text.contains("rate_limited") else { continue }
+      errors += 1
+      let said = try JSONValue.parse(text)["message"]?.stringValue ?? ""
+      if let n = said.split(separator: ";").last?.split(separator: " ").first.flatMap({ Int($0) }) { dropped += n }
+    }
+    return (errors, dropped)
+  }
+
+  @Test func anObserverFloodingControlsChangesTheSceneAtMostAtTheControlRate() async throws {
+    let relay = try TestRelay { $0.limits.maxControlsPerSecond = 10 }
+    defer { relay.stop() }
+    let hello = #"{"type":"hello","device":{"name":"p","width":400,"height":800},"scene":"flatcube"}"#
+    _ = try await relay.source("ctl", hello: hello)
+    let (bystander, _) = try await relay.observer("ctl")
+    let (flooder, welcome) = try await relay.observer("ctl")
+    #expect(welcome["limits"]?["maxControlsPerSecond"]?.intValue == 10)
+    let metrics = "http://127.0.0.1:\(relay.port)/metrics"
+    let before = metricValue(try await HTTPClient.get(metrics).text, "touchrelay_messages_in_total") ?? 0
+
+    // 400 controls in one flush, each toggling recognizeAny: every one that passes changes the
+    // scene, which goes to every observer of the session.
+    let burst = 400
+    let frames = (0..<burst).map { i in
+      WebSocketFrame(
+        fin: true, opcode: .text, data: ByteBuffer(string: #"{"type":"control","recognizeAny":\#(i % 2 == 0)}"#))
+    }
+    try await flooder.send(frames: frames)
+    try await Task.sleep(for: .milliseconds(250))
+    let text = try await HTTPClient.get(metrics).text
+    let read = (metricValue(text, "touchrelay_messages_in_total") ?? 0) - before
+    #expect(read < Double(burst) / 4, "\(read) controls read 250 ms after the burst")
+    #expect((metricValue(text, "touchrelay_read_pauses_total") ?? 0) >= 1)
+    // The bucket's 10, then about one per 100 ms; unlimited, all 400 would change the scene.
+    let scenes = try await bystander.receiveAll(for: .milliseconds(100)).filter {
+      $0.text?.contains(#""type":"scene""#) == true
+    }.count
+    #expect(scenes >= 10 && scenes <= 16, "\(scenes) scene changes")
+    let (errors, dropped) = try droppedCounts(try await flooder.receiveAll(for: .milliseconds(200)))
+    #expect(errors >= 2 && dropped >= 11, "\(errors) rate_limited errors, \(dropped) controls dropped")
+    #expect(try await relay.health()["observers"]?.intValue == 2)
+  }
+
   @Test func aFloodIsReadAtItsRateAndEveryFrameIsAccountedFor() async throws {
     let relay = try TestRelay { $0.limits.maxFramesPerSecond = 20 }
     defer { relay.stop() }
@@ -40,19 +87,13 @@ import TouchRelayClient
     let early = try await HTTPClient.get(metrics).text
     let readEarly = (metricValue(early, "touchrelay_messages_in_total") ?? 0) - before
     #expect(readEarly < Double(burst) / 2, "\(readEarly) messages read 250 ms after the burst")
-    #expect((metricValue(early, "touchrelay_source_read_pauses_total") ?? 0) >= 1)
+    #expect((metricValue(early, "touchrelay_read_pauses_total") ?? 0) >= 1)
 
     // Drain: the rest comes in window by window; then one more frame once the bucket has a
     // token brings the count of the last refusals.
     var mirrored = 0
     var dropped = 0
-    func count(_ messages: [Received]) throws {
-      for m in messages {
-        guard let text = m.text, text.contains("rate_limited") else { continue }
-        let said = try JSONValue.parse(text)["message"]?.stringValue ?? ""
-        if let n = said.split(separator: ";").last?.split(separator: " ").first.flatMap({ Int($0) }) { dropped += n }
-      }
-    }
+    func count(_ messages: [Received]) throws { dropped += try droppedCounts(messages).dropped }
     let deadline = ContinuousClock.now + .seconds(20)
     while ContinuousClock.now < deadline {
       mirrored += try await watcher.receiveAll(for: .milliseconds(300)).filter {
