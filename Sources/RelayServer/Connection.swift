@@ -55,6 +55,9 @@ final class Connection: DeadlineQueueItem {
   var refusedInFloodWindow = 0
   var floodWindowStart = -Double.infinity
   var readsPausedUntil: Double?
+  /// Errors sent in the 100 ms window that began at `errorWindowStart` (`Relay.erred`).
+  var errorsInWindow = 0
+  var errorWindowStart = -Double.infinity
 
   init(
     wsi: OpaquePointer?, serial: Int, role: Role, session: Session, filter: ObserverFilter,

@@ -75,6 +75,7 @@ extension Relay {
     // Errors to a peer that does not read may be dropped (and counted), never block it.
     let bytes = ServerMessage.error(e, headroom: headroom)
     enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: conn.role == .source), to: conn)
+    erred(conn, at: now())
   }
 
   func enqueue(_ m: OutgoingMessage, to conn: Connection) {

@@ -9,7 +9,8 @@ import CLibWebSockets
 /// (one source at 270,000 frames/s took a third of the thread and added about 1 ms to other
 /// sessions' p99, `tools/faults/run`); and what it is allowed comes one per token, not in
 /// bursts. A peer under that bound is read as before: its extra messages are dropped and
-/// counted.
+/// counted. The same pause, to the end of a 100 ms window, holds a peer sent more than
+/// `maxErrorsPerWindow` errors in it (`erred`).
 extension Relay {
   /// How often a `rate_limited` error may go out, and how long a flood window lasts.
   static let rateLimitReportMs = 100.0
@@ -24,6 +25,24 @@ extension Relay {
     conn.refusedInFloodWindow += 1
     guard Double(conn.refusedInFloodWindow) > limiter.perSecond else { return }
     pauseReading(conn, until: rt + limiter.millisecondsUntilToken(at: rt))
+  }
+
+  /// Errors a peer may be sent within one 100 ms window (1,000 a second) before it is not read
+  /// for the rest of the window. No client that follows the protocol comes near (a source
+  /// with a finger too many at 60 Hz gets 60 a second); a peer sending garbage as fast as its
+  /// socket takes it would otherwise cost a decode and an error message each.
+  static let maxErrorsPerWindow = 100
+
+  /// Counts an error sent to `conn` in its error window; past `maxErrorsPerWindow`, stops
+  /// reading it until the window ends.
+  func erred(_ conn: Connection, at rt: Double) {
+    if rt - conn.errorWindowStart >= Self.rateLimitReportMs {
+      conn.errorWindowStart = rt
+      conn.errorsInWindow = 0
+    }
+    conn.errorsInWindow += 1
+    guard conn.errorsInWindow > Self.maxErrorsPerWindow else { return }
+    pauseReading(conn, until: conn.errorWindowStart + Self.rateLimitReportMs)
   }
 
   private func pauseReading(_ conn: Connection, until due: Double) {

@@ -56,6 +56,48 @@ import TouchRelayClient
     #expect(try await relay.health()["observers"]?.intValue == 2)
   }
 
+  @Test func aPeerSendingGarbageIsReadAboutAThousandMessagesASecondAndToldOfEach() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (junk, _) = try await relay.source("junk")
+    let (calmWatcher, _) = try await relay.observer("calm", query: "raw=1")
+    let (calm, _) = try await relay.source("calm")
+    let metrics = "http://127.0.0.1:\(relay.port)/metrics"
+    func messagesRead() async throws -> Double {
+      metricValue(try await HTTPClient.get(metrics).text, "touchrelay_messages_in_total") ?? 0
+    }
+    let before = try await messagesRead()
+
+    // 3,000 messages that are not JSON, in one flush: each gets its `bad_json` error, but past
+    // 100 errors in 100 ms the server stops reading the peer for the rest of the window.
+    let burst = 3000
+    let frames = (0..<burst).map { _ in WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: "nope")) }
+    try await junk.send(frames: frames)
+    try await calm.send(text: frameText(1, t: 1, [(1, "began", 5, 5)]))
+    #expect(try await calmWatcher.nextJSON(type: "touches")["seq"]?.intValue == 1)
+    try await Task.sleep(for: .milliseconds(250))
+    let early = try await HTTPClient.get(metrics).text
+    let readEarly = (metricValue(early, "touchrelay_messages_in_total") ?? 0) - before
+    #expect(readEarly < Double(burst) / 3, "\(readEarly) messages read 250 ms after the burst")
+    #expect((metricValue(early, "touchrelay_read_pauses_total") ?? 0) >= 1)
+
+    // All of it is read in the end, and every message is answered: an error each, or counted
+    // in a `dropped` notice if the errors outran the peer's queue.
+    var errors = 0
+    var dropped = 0
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline {
+      for m in try await junk.receiveAll(for: .milliseconds(300)) {
+        guard let text = m.text else { continue }
+        if text.contains("bad_json") { errors += 1 }
+        if text.contains(#""type":"dropped""#) { dropped += try JSONValue.parse(text)["count"]?.intValue ?? 0 }
+      }
+      if errors + dropped >= burst { break }
+    }
+    #expect(errors + dropped == burst, "\(errors) errors + \(dropped) dropped")
+    #expect(try await messagesRead() - before == Double(burst + 1))
+  }
+
   @Test func aFloodIsReadAtItsRateAndEveryFrameIsAccountedFor() async throws {
     let relay = try TestRelay { $0.limits.maxFramesPerSecond = 20 }
     defer { relay.stop() }
