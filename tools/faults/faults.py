@@ -14,7 +14,8 @@ runs touch-load (--sources sources x --rate Hz, one session each, one raw observ
   - flood:  one source (a separate process, at nice 19 by default: its CPU stands for a remote
             attacker's, not ours) sending frames as fast as the socket takes them;
             the server answers the excess with `rate_limited`; one observer reads the session
-            and counts what got through.
+            and counts what got through. And another (a process of its own, the same nice)
+            sending text that is not JSON as fast as the socket takes it: a `bad_json` each.
 Between phases the script snapshots /healthz and /metrics. Prints the table and writes
 tools/faults/results/faults-DATE.json and latest.json.
 """
@@ -79,6 +80,7 @@ class Attack:
         self.threads = []
         self.stalled = []
         self.flood = None
+        self.junk = None
         self.flood_observed = 0
         self.round = round_no
         self.rng = random.Random(round_no)
@@ -99,6 +101,8 @@ class Attack:
         if "flood" in self.parts:
             self.flood = subprocess.Popen(flood_cmd, stdout=subprocess.PIPE, text=True,
                                           preexec_fn=(lambda: os.nice(nice)) if nice else None)
+            self.junk = subprocess.Popen([*flood_cmd, "--junk"], stdout=subprocess.PIPE, text=True,
+                                         preexec_fn=(lambda: os.nice(nice)) if nice else None)
         targets = {"kill": self.killer, "drop": self.dropper, "flood": self.flood_watcher}
         for target in (t for p, t in targets.items() if p in self.parts):
             t = threading.Thread(target=target, args=(seconds,), daemon=True)
@@ -177,16 +181,8 @@ class Attack:
         self.stop.set()
         for t in self.threads:
             t.join(15)
-        flood = {}
-        try:
-            if self.flood is None:
-                raise ValueError("no flood in this phase")
-            out, _ = self.flood.communicate(timeout=30)
-            flood = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"error": "no report"}
-        except (subprocess.TimeoutExpired, ValueError) as e:
-            if self.flood is not None:
-                self.flood.kill()
-            flood = {"error": str(e)}
+        flood = report_of(self.flood)
+        flood["junk"] = report_of(self.junk)
         # The stalled observers: still connected (or closed by the server)? Then dropped.
         still = 0
         for s in self.stalled:
@@ -204,10 +200,24 @@ class Attack:
         return dict(sorted(self.count.c.items())), flood
 
 
-def flood_main(url, seconds):
-    """The flooding source (own process): frames in batches, as fast as the socket takes them."""
+def report_of(process):
+    """What a flooding process printed last (its JSON report)."""
+    try:
+        if process is None:
+            raise ValueError("no flood in this phase")
+        out, _ = process.communicate(timeout=30)
+        return json.loads(out.strip().splitlines()[-1]) if out.strip() else {"error": "no report"}
+    except (subprocess.TimeoutExpired, ValueError) as e:
+        if process is not None:
+            process.kill()
+        return {"error": str(e)}
+
+
+def flood_main(url, seconds, junk=False):
+    """A flooding source (own process): frames in batches, as fast as the socket takes them;
+    with `junk`, text that is not JSON instead of frames."""
     host, port = ws.parse_url(url)
-    s, rest = ws.connect(host, port, "/v1/source/attack-flood")
+    s, rest = ws.connect(host, port, "/v1/source/attack-junk" if junk else "/v1/source/attack-flood")
     s.sendall(ws.text({"type": "hello", "device": {"name": "flood", "width": 400, "height": 800}}))
     wait_welcome(s, rest)
     s.setblocking(True)
@@ -220,6 +230,9 @@ def flood_main(url, seconds):
         batch = []
         for _ in range(200):
             seq += 1
+            if junk:
+                batch.append(ws.encode(0x1, b"not json %d" % seq, zero_mask=True))
+                continue
             phase = "began" if seq % 120 == 1 else ("ended" if seq % 120 == 0 else "moved")
             batch.append(ws.text({"type": "frame", "seq": seq, "t": seq * 0.5,
                                   "touches": [{"id": 1, "phase": phase, "x": 100 + seq % 200, "y": 300}]},
@@ -313,7 +326,7 @@ def delta(m0, m1):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--flood":
-        flood_main(sys.argv[2], float(sys.argv[4]) if len(sys.argv) > 4 else 20)
+        flood_main(sys.argv[2], float(sys.argv[4]) if len(sys.argv) > 4 else 20, junk="--junk" in sys.argv)
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
