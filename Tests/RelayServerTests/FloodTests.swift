@@ -5,9 +5,10 @@ import Testing
 import TouchProtocol
 import TouchRelayClient
 
-/// A peer sending far over its rate is read about one message per token (the rest wait in
-/// TCP), every message it sent still ends up taken or reported dropped, and other sessions are
-/// served meanwhile. Frames from a source, and `control` messages from an observer.
+/// A peer that floods is read slowly (the rest of its messages wait in TCP), every message it
+/// sent still ends up taken or reported, and other sessions are served meanwhile: frames far
+/// over a source's rate and controls far over an observer's (one per token), and text that is
+/// not JSON (about 100 per 100 ms, each answered).
 @Suite struct FloodTests {
   /// Messages the server has read from all peers so far (`/metrics`).
   func messagesRead(_ relay: TestRelay) async throws -> Double {
