@@ -11,7 +11,6 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 import urllib.error
 import urllib.request
