@@ -65,11 +65,12 @@ import TouchRelayClient
     }
     try await flooder.send(frames: frames)
     try await expectPaced(relay, since: before, most: Double(burst) / 4, calm: calm, calmWatcher: calmWatcher)
-    // The bucket's 10, then about one per 100 ms; unlimited, all 400 would change the scene.
+    // The bucket's 10, then about one per 100 ms (room left for a slow machine); unlimited,
+    // all 400 would change the scene.
     let scenes = try await bystander.receiveAll(for: .milliseconds(100)).filter {
       $0.text?.contains(#""type":"scene""#) == true
     }.count
-    #expect(scenes >= 10 && scenes <= 16, "\(scenes) scene changes")
+    #expect(scenes >= 10 && scenes <= 30, "\(scenes) scene changes")
     let (errors, dropped) = try droppedCounts(try await flooder.receiveAll(for: .milliseconds(200)))
     #expect(errors >= 2 && dropped >= 11, "\(errors) rate_limited errors, \(dropped) controls dropped")
     #expect(try await relay.health()["observers"]?.intValue == 3)
