@@ -45,19 +45,12 @@ final class Connection: DeadlineQueueItem {
   var errorsSent = 0
   /// Set at LWS_CALLBACK_CLOSED; nothing is queued or written after it.
   var closed = false
-  /// `control` messages per second this peer may send (made at its first control), and the
-  /// refusals not yet reported (`Relay.admitsControl`).
-  @exclusivity(unchecked) var controlLimiter: RateLimiter?
-  var controlsRefusedSinceError = 0
-  var lastControlRateError = -Double.infinity
-  /// Messages refused by a rate limit in the 100 ms window that began at `floodWindowStart`,
-  /// and, while the relay does not read this peer, until when (`Relay.refused`).
-  var refusedInFloodWindow = 0
-  var floodWindowStart = -Double.infinity
+  /// `control` messages per second this peer may send (made at its first control).
+  @exclusivity(unchecked) var controlGate: RateGate?
+  /// Errors sent to this peer (`Relay.erred`), and, while the relay does not read it, until
+  /// when (`Relay.pauseReading`).
+  var errorWindow = WindowCount()
   var readsPausedUntil: Double?
-  /// Errors sent in the 100 ms window that began at `errorWindowStart` (`Relay.erred`).
-  var errorsInWindow = 0
-  var errorWindowStart = -Double.infinity
 
   init(
     wsi: OpaquePointer?, serial: Int, role: Role, session: Session, filter: ObserverFilter,

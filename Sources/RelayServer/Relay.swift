@@ -59,7 +59,7 @@ final class Relay {
   private(set) var wakeTimer: RelayTimer!
   private var wakeAt: Double?
   /// Flooding peers whose reading is paused, and the timer that resumes them (see
-  /// `Relay.refused`).
+  /// `Relay.pauseReading`).
   var pausedReaders: [Connection] = []
   private(set) var resumeTimer: RelayTimer!
   var resumeAt: Double?
@@ -210,18 +210,9 @@ final class Relay {
       }
     case .frame(let frame):
       guard let state else { return }
-      guard state.rateLimiter.take(at: rt) else {
-        // Dropped, not queued: the validator's state was already advanced, as for any frame
-        // the source sent; the engine treats fingers missing from the next frame as cancelled.
-        // At most one error per 100 ms, with the count, so a flood does not buy an error per
-        // frame; what is left is reported with the next frame that passes.
-        state.rateLimitedSinceError += 1
-        state.lastRateLimitedSeq = frame.seq
-        if rt - state.lastRateLimitError >= Self.rateLimitReportMs { reportRateLimited(conn, state, rt: rt) }
-        refused(conn, by: state.rateLimiter, at: rt)
-        return
-      }
-      if state.rateLimitedSinceError > 0 { reportRateLimited(conn, state, rt: rt) }
+      // A refused frame has advanced the validator's state, as any frame the source sent; the
+      // engine treats fingers missing from the next frame as cancelled.
+      guard admitsFrame(frame, from: conn, state, at: rt) else { return }
       state.lastSeq = frame.seq
       state.lastT = frame.t
       state.lastRT = rt
@@ -242,17 +233,6 @@ final class Relay {
       guard let state, admitsControl(from: conn, at: rt) else { return }
       applyControl(c, to: conn, state: state, rt: rt, requester: conn)
     }
-  }
-
-  private func reportRateLimited(_ conn: Connection, _ state: SourceState, rt: Double) {
-    let n = state.rateLimitedSinceError
-    state.rateLimitedSinceError = 0
-    state.lastRateLimitError = rt
-    sendError(
-      ProtocolError(
-        .rateLimited,
-        "more than \(config.limits.maxFramesPerSecond) frames per second; \(n) frame\(n == 1 ? "" : "s") dropped",
-        seq: state.lastRateLimitedSeq), to: conn)
   }
 
   private func handleObserverControl(_ c: Control, from conn: Connection, rt: Double) {
@@ -301,7 +281,7 @@ final class Relay {
     let engine = config.makeProcessor(for: hello)
     let state = SourceState(
       info: SourceInfo(id: id, device: hello.device, scene: hello.scene), engine: engine,
-      rateLimiter: RateLimiter(perSecond: Double(config.limits.maxFramesPerSecond), now: rt))
+      frameGate: RateGate(perSecond: Double(config.limits.maxFramesPerSecond), now: rt))
     state.validator = validator
     state.lastRT = rt
     conn.source = state

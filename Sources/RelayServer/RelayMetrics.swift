@@ -19,7 +19,7 @@ final class RelayMetrics {
   /// Messages dropped from observers' queues, and from sources' (their unread errors).
   var droppedForObservers = 0
   var droppedForSources = 0
-  /// Times a flooding peer's reading was paused (`Relay.refused`).
+  /// Times a flooding peer's reading was paused (`Relay.pauseReading`).
   var readPauses = 0
   var errors: [String: Int] = [:]
   var closes: [String: Int] = [:]

@@ -14,17 +14,15 @@ final class SourceState {
   /// The engine deadline (device time) the relay's `DeadlineQueue` holds for it, if any.
   var armedDeadline: Double?
 
-  /// Frames per second allowed from this source.
-  @exclusivity(unchecked) var rateLimiter: RateLimiter
-  /// Frames refused since the last `rate_limited` error, and when that error went out.
-  var rateLimitedSinceError = 0
+  /// Frames per second allowed from this source, and the `seq` of the last it refused (named
+  /// in the `rate_limited` error).
+  @exclusivity(unchecked) var frameGate: RateGate
   var lastRateLimitedSeq: Int64 = 0
-  var lastRateLimitError = -Double.infinity
 
-  init(info: SourceInfo, engine: any GestureProcessor, rateLimiter: RateLimiter) {
+  init(info: SourceInfo, engine: any GestureProcessor, frameGate: RateGate) {
     self.info = info
     self.engine = engine
-    self.rateLimiter = rateLimiter
+    self.frameGate = frameGate
   }
 
   /// The origin stamped on messages caused by this source without a new frame.
