@@ -2,7 +2,6 @@
 touch input as real `Input.dispatchTouchEvent`s (the pad sees Touch Events, as on a phone),
 and every exception, console error and log error of a page recorded."""
 import asyncio
-import base64
 import os
 import shutil
 import subprocess
@@ -13,7 +12,7 @@ import time
 import websockets
 
 from channel import Channel
-from page import PageBase
+from page import PageBase, save_png, stop_process
 from touches import kind
 
 
@@ -109,9 +108,7 @@ class ChromiumPage(PageBase):
             down = points
 
     async def screenshot(self, path):
-        shot = await self.send("Page.captureScreenshot", {"format": "png"})
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(shot["data"]))
+        save_png(path, (await self.send("Page.captureScreenshot", {"format": "png"}))["data"])
 
 
 def binary():
@@ -120,14 +117,3 @@ def binary():
         if path:
             return path
     sys.exit("e2e: chromium is not installed")
-
-
-def stop_process(process):
-    if process is None:
-        return
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()

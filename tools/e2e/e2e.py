@@ -54,15 +54,15 @@ async def main():
     for name in names:
         print(f"== {name}")
         browser = browser_named(name)
+        found = []
         try:
             await browser.start()
-            await run(browser, base, args.out, [])
+            await run(browser, base, args.out, found)
         except Exception as e:  # a browser that fails to start or to answer fails the check
-            failures.append(f"{name}: {type(e).__name__}: {e}")
-        else:
-            failures += [f"{name}: {f}" for f in browser.failures]
+            found.append(f"{type(e).__name__}: {e}")
         finally:
             await browser.stop()
+        failures += [f"{name}: {f}" for f in found]
 
     if failures:
         print("e2e: FAILED")
@@ -73,7 +73,6 @@ async def main():
 
 
 async def run(browser, base, out, failures):
-    browser.failures = failures
     name = browser.name
     session = f"e2e-{name}"
     ws_base = "ws" + base[len("http"):]

@@ -4,7 +4,6 @@ and every JavaScript error and console error recorded (`log.entryAdded`). As on 
 Firefox has no Touch Events and the pad takes its Pointer Events path; `touch_events` turns
 them on (as Firefox for Android has them), and the same input then arrives as Touch Events."""
 import asyncio
-import base64
 import json
 import os
 import re
@@ -16,8 +15,7 @@ import threading
 import websockets
 
 from channel import Channel
-from chromium import stop_process
-from page import PageBase
+from page import PageBase, save_png, stop_process
 from touches import w3c_actions
 
 
@@ -120,9 +118,7 @@ class FirefoxPage(PageBase):
         await self.channel.send("input.releaseActions", {"context": self.context})
 
     async def screenshot(self, path):
-        shot = await self.channel.send("browsingContext.captureScreenshot", {"context": self.context})
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(shot["data"]))
+        save_png(path, (await self.channel.send("browsingContext.captureScreenshot", {"context": self.context}))["data"])
 
 
 def firefox_binary():

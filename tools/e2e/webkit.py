@@ -5,7 +5,6 @@ finger (the pad takes its Pointer Events path). Classic WebDriver has no log: th
 `error` and `unhandledrejection` events and `console.error` calls are recorded by a hook put
 in once the page is live (an error while it loads shows as a page that never goes live)."""
 import asyncio
-import base64
 import json
 import os
 import shutil
@@ -15,8 +14,7 @@ import time
 import urllib.error
 import urllib.request
 
-from chromium import stop_process
-from page import PageBase
+from page import PageBase, save_png, stop_process
 from touches import w3c_actions
 
 MINIBROWSER_DIRS = ["/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1", "/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1",
@@ -55,7 +53,8 @@ class WebKit:
         caps = {"capabilities": {"alwaysMatch": {"browserName": "MiniBrowser", "webkitgtk:browserOptions": {
             "binary": minibrowser(), "args": ["--automation"]}}}}
         self.session = (await self.call("POST", "/session", caps))["sessionId"]
-        self.current = (await self.call("GET", self.path("/window")))
+        # The session's window serves the first page; each later page opens one of its own.
+        self.current = self.spare_window = await self.call("GET", self.path("/window"))
 
     def path(self, tail):
         return f"/session/{self.session}{tail}"
@@ -86,11 +85,11 @@ class WebKit:
         stop_process(getattr(self, "xvfb", None))
 
     async def open_page(self, name, width, height, mobile):
-        if getattr(self, "used_first", False):
-            self.current = (await self.call("POST", self.path("/window/new"), {"type": "window"}))["handle"]
-            await self.call("POST", self.path("/window"), {"handle": self.current})
-        self.used_first = True
-        page = WebKitPage(self, name, self.current)
+        if self.spare_window:
+            handle, self.spare_window = self.spare_window, None
+        else:
+            handle = (await self.call("POST", self.path("/window/new"), {"type": "window"}))["handle"]
+        page = WebKitPage(self, name, handle)
         await page.focus()
         # The window's outer size; the page gets this less the window's decorations.
         await self.call("POST", self.path("/window/rect"), {"width": width, "height": height})
@@ -131,9 +130,7 @@ class WebKitPage(PageBase):
 
     async def screenshot(self, path):
         await self.focus()
-        png = await self.browser.call("GET", self.browser.path("/screenshot"))
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(png))
+        save_png(path, await self.browser.call("GET", self.browser.path("/screenshot")))
 
     async def collect_problems(self):
         await self.focus()
