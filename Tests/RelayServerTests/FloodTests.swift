@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOWebSocket
 import Testing
 import TouchProtocol
 import TouchRelayClient
@@ -10,10 +8,13 @@ import TouchRelayClient
 /// over a source's rate and controls far over an observer's (one per token), and text that is
 /// not JSON (about 100 per 100 ms, each answered).
 @Suite struct FloodTests {
-  /// Messages the server has read from all peers so far (`/metrics`).
+  func metrics(_ relay: TestRelay) async throws -> String {
+    try await HTTPClient.get("http://127.0.0.1:\(relay.port)/metrics").text
+  }
+
+  /// Messages the server has read from all peers so far.
   func messagesRead(_ relay: TestRelay) async throws -> Double {
-    let text = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/metrics").text
-    return metricValue(text, "touchrelay_messages_in_total") ?? 0
+    metricValue(try await metrics(relay), "touchrelay_messages_in_total") ?? 0
   }
 
   /// Right after a burst: a calm session's frame goes through; 250 ms on, fewer than `most` of
@@ -25,7 +26,7 @@ import TouchRelayClient
     try await calm.send(text: frameText(1, t: 1, [(1, "began", 5, 5)]))
     #expect(try await calmWatcher.nextJSON(type: "touches")["seq"]?.intValue == 1)
     try await Task.sleep(for: .milliseconds(250))
-    let text = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/metrics").text
+    let text = try await metrics(relay)
     let read = (metricValue(text, "touchrelay_messages_in_total") ?? 0) - before
     #expect(read < most, "\(read) messages read 250 ms after the burst")
     #expect((metricValue(text, "touchrelay_read_pauses_total") ?? 0) >= 1)
@@ -59,11 +60,7 @@ import TouchRelayClient
     // 400 controls in one flush, each toggling recognizeAny: every one that passes changes the
     // scene, which goes to every observer of the session.
     let burst = 400
-    let frames = (0..<burst).map { i in
-      WebSocketFrame(
-        fin: true, opcode: .text, data: ByteBuffer(string: #"{"type":"control","recognizeAny":\#(i % 2 == 0)}"#))
-    }
-    try await flooder.send(frames: frames)
+    try await flooder.send(texts: (0..<burst).map { i in #"{"type":"control","recognizeAny":\#(i % 2 == 0)}"# })
     try await expectPaced(relay, since: before, most: Double(burst) / 4, calm: calm, calmWatcher: calmWatcher)
     // The bucket's 10, then about one per 100 ms (room left for a slow machine); unlimited,
     // all 400 would change the scene.
@@ -87,8 +84,7 @@ import TouchRelayClient
     // 3,000 messages that are not JSON, in one flush: each gets its `bad_json` error, but past
     // 100 errors in 100 ms the server stops reading the peer for the rest of the window.
     let burst = 3000
-    let frames = (0..<burst).map { _ in WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: "nope")) }
-    try await junk.send(frames: frames)
+    try await junk.send(texts: Array(repeating: "nope", count: burst))
     try await expectPaced(relay, since: before, most: Double(burst) / 3, calm: calm, calmWatcher: calmWatcher)
 
     // All of it is read in the end, and every message is answered: an error each, or counted
@@ -121,12 +117,8 @@ import TouchRelayClient
     // and the refusals that trigger the next pause).
     let burst = 600
     let before = try await messagesRead(relay)
-    let frames = (1...burst).map { seq in
-      WebSocketFrame(
-        fin: true, opcode: .text,
-        data: ByteBuffer(string: frameText(seq, t: Double(seq), [(1, seq == 1 ? "began" : "moved", 1, 1)])))
-    }
-    try await src.send(frames: frames)
+    try await src.send(
+      texts: (1...burst).map { seq in frameText(seq, t: Double(seq), [(1, seq == 1 ? "began" : "moved", 1, 1)]) })
     try await expectPaced(relay, since: before, most: Double(burst) / 2, calm: calm, calmWatcher: calmWatcher)
 
     // Drain: the rest comes in window by window; then one more frame once the bucket has a
