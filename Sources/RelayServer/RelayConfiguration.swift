@@ -21,7 +21,7 @@ public struct RelayConfiguration: Sendable {
   /// zlib's memLevel for each permessage-deflate peer's compressor (1–9). zlib's default, 8,
   /// costs 128 KB per peer in its hash table and symbol buffer (64 KB of it touched at once);
   /// 4 costs 8 KB, in the same CPU time and with 1 % more bytes on the relay's small messages
-  /// (README, "permessage-deflate costs").
+  /// (PERFORMANCE.md, "permessage-deflate costs").
   public var deflateMemLevel = 4
   /// Bytes of pending messages one send may carry to a peer without permessage-deflate;
   /// 0 sends one message per writable callback, as with deflate.
