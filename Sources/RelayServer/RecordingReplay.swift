@@ -52,9 +52,17 @@ public enum RecordingReplay {
     // One recording is one connection: at most one join, whose id the replay gives the source.
     relay.fixedSourceID = records.lazy.compactMap { $0.record["joined"] as? String }.first
     var out: [String] = []
+    var lastRT = start
+    // The connections and their session hold each other until closed (as in the server);
+    // closing them once the output is taken lets the replay's relay go.
+    defer {
+      relay.closed(source, at: lastRT)
+      relay.closed(observer, at: lastRT)
+    }
     for (number, record, line) in records {
       if record["joined"] != nil { continue }
       guard let rt = record["rt"] as? Double else { throw Failure(line: number, why: "no rt") }
+      lastRT = rt
       if let message = record["in"] as? String {
         let bytes = Array(message.utf8)
         bytes.withUnsafeBytes { relay.receive($0, from: source, at: rt) }
