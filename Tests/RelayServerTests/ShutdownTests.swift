@@ -28,6 +28,16 @@ import TouchRelayClient
     return (p, try #require(port, "no port in start-up line '\(text)'"), out)
   }
 
+  /// Waits up to 10 s for `p` to exit; true if it did. Once it has, `waitUntilExit` returns at
+  /// once and lets Foundation let go of the process (polling `isRunning` alone leaves it held).
+  static func exited(_ p: Process) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    guard !p.isRunning else { return false }
+    p.waitUntilExit()
+    return true
+  }
+
   @Test func startUpLineSaysWhereItListens() throws {
     #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build touch-relay first")
     let (p, port, _) = try Self.launch()
@@ -50,9 +60,7 @@ import TouchRelayClient
     kill(p.processIdentifier, SIGTERM)
     #expect(try await observer.expectClose(timeout: .seconds(10)).code == 1001)
     #expect(try await source.expectClose(timeout: .seconds(10)).code == 1001)
-    let deadline = Date().addingTimeInterval(10)
-    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-    #expect(!p.isRunning)
+    #expect(try await Self.exited(p))
     if !p.isRunning {
       #expect(p.terminationReason == .exit)
       #expect(p.terminationStatus == 0)
@@ -68,17 +76,13 @@ import TouchRelayClient
     _ = try await observer.nextJSON(type: "welcome")
     kill(p.processIdentifier, SIGTERM)
     #expect(try await observer.expectClose(timeout: .seconds(10)).code == 1001)
-    let deadline = Date().addingTimeInterval(10)
-    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-    #expect(!p.isRunning && p.terminationStatus == 0)
+    #expect(try await Self.exited(p) && p.terminationStatus == 0)
   }
 
   @Test func sigintWithNoConnectionsExitsZero() async throws {
     let (p, _, _) = try Self.launch()
     kill(p.processIdentifier, SIGINT)
-    let deadline = Date().addingTimeInterval(10)
-    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-    #expect(!p.isRunning && p.terminationStatus == 0)
+    #expect(try await Self.exited(p) && p.terminationStatus == 0)
   }
 
   /// Runs the binary to completion (it is expected to refuse to start); its status and stderr.
