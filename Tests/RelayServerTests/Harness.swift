@@ -5,6 +5,18 @@ import Testing
 import TouchProtocol
 import TouchRelayClient
 
+/// How long the tests wait for the server, stretched by `TOUCH_RELAY_TEST_TIME_SCALE` (a whole
+/// number, default 1): `tools/sanitize/run` sets it, as a sanitizer build serves several times
+/// more slowly. Only waits for an answer use it; a wait that is itself the check does not.
+enum TestTime {
+  static let scale =
+    ProcessInfo.processInfo.environment["TOUCH_RELAY_TEST_TIME_SCALE"].flatMap { Int($0) }.map {
+      max(1, $0)
+    } ?? 1
+
+  static func seconds(_ s: Int) -> Duration { .seconds(s * scale) }
+}
+
 /// A real server on a free loopback port, in this process, stopped with `stop()`.
 final class TestRelay: Sendable {
   let server: RelayServer

@@ -129,7 +129,9 @@ struct HostileCase: Sendable {
       watcher = w
       (conn, _) = try await relay.source(session)
       try await conn.send(text: frameText(10, t: 1000, [(1, "began", 1, 1)]))
-      guard try await w.nextJSON(type: "touches")["seq"]?.intValue == 10 else { return "baseline frame lost" }
+      guard try await w.nextJSON(type: "touches", timeout: TestTime.seconds(5))["seq"]?.intValue == 10 else {
+        return "baseline frame lost"
+      }
     case .fresh:
       conn = try await WebSocketConnection.connect(relay.url("/v1/source/\(session)"))
     case .observer:
@@ -156,7 +158,7 @@ struct HostileCase: Sendable {
       if settle > 0 { try await Task.sleep(for: .seconds(settle)) }
       if let why = try await stillServes(conn, watcher: watcher) { problems.append(why) }
     }
-    let health = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/healthz")
+    let health = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/healthz", timeout: TestTime.seconds(5))
     if health.status != 200 { problems.append("/healthz answered \(health.status)") }
     if let why = await calm.frameGetsThrough() { problems.append("watched session: \(why)") }
     return problems.isEmpty ? nil : problems.joined(separator: "; ")
@@ -171,9 +173,9 @@ struct HostileCase: Sendable {
       return await Self.mirrored(seq, to: watcher) ?? "mirror \(seq)"
     }
     if let n = expect["pong"]?.intValue {
-      let deadline = ContinuousClock.now + .seconds(5)
+      let deadline = ContinuousClock.now + TestTime.seconds(5)
       while ContinuousClock.now < deadline {
-        switch try await conn.next(timeout: .seconds(5)) {
+        switch try await conn.next(timeout: TestTime.seconds(5)) {
         case .pong(let payload): return payload.count == n ? "pong \(n)" : "pong \(payload.count)"
         case .close(let code, _): return "close \(code)"
         default: continue
@@ -181,13 +183,13 @@ struct HostileCase: Sendable {
       }
       return "no pong"
     }
-    return try await firstAnswer(conn, sentinel: false) ?? "nothing within 5 s"
+    return try await firstAnswer(conn, sentinel: false) ?? "nothing within \(10 * TestTime.scale) s"
   }
 
   /// The next `error` code or the close code; with `sentinel`, sends one first.
   func firstAnswer(_ conn: WebSocketConnection, sentinel: Bool = true) async throws -> String? {
     if sentinel { try? await conn.send(text: Self.sentinel) }
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + TestTime.seconds(10)
     while true {
       let left = deadline - ContinuousClock.now
       guard left > .zero else { return nil }
@@ -229,7 +231,7 @@ struct HostileCase: Sendable {
       return await Self.mirrored(Self.followUpSeq, to: watcher).map { "the next good frame: \($0)" }
     case .fresh:
       try await conn.send(text: #"{"type":"hello","device":{"name":"late","width":1,"height":1}}"#)
-      _ = try await conn.nextJSON(type: "welcome")
+      _ = try await conn.nextJSON(type: "welcome", timeout: TestTime.seconds(5))
       return nil
     case .observer:
       return nil
@@ -242,7 +244,7 @@ struct HostileCase: Sendable {
     while true {
       let m: JSONValue
       do {
-        m = try await watcher.nextJSON(timeout: .seconds(10))
+        m = try await watcher.nextJSON(timeout: TestTime.seconds(10))
       } catch {
         return "no touches \(seq) at the observer (\(error)); it got \(seen.suffix(5))"
       }
@@ -410,7 +412,7 @@ actor CalmSession {
   }
 
   private func frameArrives(_ target: Int) async -> String? {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + TestTime.seconds(10)
     while received < target {
       if ContinuousClock.now > deadline { return "frame \(target) not received (\(received) so far)" }
       try? await Task.sleep(for: .milliseconds(5))
