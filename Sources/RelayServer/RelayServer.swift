@@ -10,13 +10,13 @@ import TouchProtocol
 /// the service thread only through `lws_cancel_service`); `wait` blocks until it has stopped.
 public final class RelayServer: Sendable {
   public enum StartError: Error, CustomStringConvertible {
-    case cannotListen(host: String, port: Int)
+    case cannotListen(host: String, port: Int, why: String)
     case badConfiguration(String)
 
     public var description: String {
       switch self {
-      case .cannotListen(let host, let port):
-        return "cannot listen on \(host):\(port) (address in use, not an address of this machine, or bad TLS files?)"
+      case .cannotListen(let host, let port, let why):
+        return "cannot listen on \(host.contains(":") ? "[\(host)]" : host):\(port): \(why)"
       case .badConfiguration(let why):
         return why
       }
@@ -30,6 +30,7 @@ public final class RelayServer: Sendable {
   /// The context as an address, guarded so `lws_cancel_service` never races its destruction.
   private let contextAddress = Mutex<UInt>(0)
   private let listening = Mutex<Int?>(nil)
+  private let address = Mutex<ListenAddress?>(nil)
   private let initialPolicy = Mutex(AccessPolicy())
   private let finished = DispatchSemaphore(value: 0)
 
@@ -40,6 +41,10 @@ public final class RelayServer: Sendable {
 
   /// The port it listens on, once started.
   public var port: Int? { listening.withLock { $0 } }
+
+  /// Once started: whether only this machine can connect (`--host` a loopback address or
+  /// interface, or a name that resolved to one).
+  public var listensOnLoopbackOnly: Bool { address.withLock { $0?.isLoopback ?? false } }
 
   /// Creates the context on a new service thread and returns the port it listens on.
   @discardableResult
@@ -59,17 +64,29 @@ public final class RelayServer: Sendable {
     if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
       throw StartError.badConfiguration("TLS needs both a certificate and a key")
     }
+    let listenAddress: ListenAddress
+    do {
+      listenAddress = try ListenAddress.resolve(configuration.host)
+    } catch {
+      throw StartError.badConfiguration("\(error)")
+    }
+    address.withLock { $0 = listenAddress }
     initialPolicy.withLock { $0 = policy }
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
-      self.serviceThread(ready: ready)
+      self.serviceThread(ready: ready, address: listenAddress)
     }
     thread.name = "lws-service"
     thread.start()
     ready.wait()
     guard let port = port else {
       finished.wait()
-      throw StartError.cannotListen(host: configuration.host, port: configuration.port)
+      let why =
+        listenAddress.bindError(port: configuration.port)
+        ?? (configuration.tlsCertificate != nil
+          ? "libwebsockets could not set up TLS with --cert and --key (are both PEM files, and is the key the certificate's?)"
+          : "libwebsockets could not create the listener (its log line above says why)")
+      throw StartError.cannotListen(host: configuration.host, port: configuration.port, why: why)
     }
     return port
   }
@@ -109,8 +126,8 @@ public final class RelayServer: Sendable {
 
   // MARK: - The service thread
 
-  private func serviceThread(ready: DispatchSemaphore) {
-    let resources = ContextResources(configuration: configuration)
+  private func serviceThread(ready: DispatchSemaphore, address: ListenAddress) {
+    let resources = ContextResources(configuration: configuration, address: address)
     defer {
       // Last: the relay (and every timer on the loop) is gone by now.
       resources.release()
@@ -129,6 +146,11 @@ public final class RelayServer: Sendable {
     if configuration.compression { info.extensions = UnsafePointer(resources.extensions) }
     info.retry_and_idle_policy = UnsafePointer(resources.retryPolicy)
     info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+    // Without it a listener lws cannot open is parked for later, and the context starts
+    // listening nowhere.
+    info.options |= UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
+    // See `ListenAddress`.
+    if !resources.ipv6 { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
     if resources.certificate != nil {
       info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
       info.ssl_cert_filepath = UnsafePointer(resources.certificate)
@@ -193,6 +215,7 @@ public final class RelayServer: Sendable {
 /// C memory libwebsockets reads for the context's lifetime.
 private final class ContextResources {
   let iface: UnsafeMutablePointer<CChar>?
+  let ipv6: Bool
   let protocolName: UnsafeMutablePointer<CChar>
   let protocols: UnsafeMutablePointer<lws_protocols>
   let extensionName: UnsafeMutablePointer<CChar>
@@ -207,13 +230,14 @@ private final class ContextResources {
   let certificate: UnsafeMutablePointer<CChar>?
   let key: UnsafeMutablePointer<CChar>?
 
-  init(configuration c: RelayConfiguration) {
+  init(configuration c: RelayConfiguration, address: ListenAddress) {
     certificate = c.tlsCertificate.map { strdup($0) }
     key = c.tlsKey.map { strdup($0) }
     eventLoop = c.eventLoop == .libev ? tr_ev_loop_new() : nil
     foreignLoops = .allocate(capacity: 1)
     foreignLoops.initialize(to: eventLoop)
-    iface = c.host.isEmpty ? nil : strdup(c.host)
+    iface = address.iface.map { strdup($0) }
+    ipv6 = address.ipv6
     protocolName = strdup(TouchProtocol.protocolName)
     protocols = .allocate(capacity: 2)
     // The first protocol also serves plain HTTP and peers that ask for no subprotocol.

@@ -26,7 +26,10 @@ struct TouchRelayCommand: ParsableCommand {
     version: version
   )
 
-  @Option(help: "Address to listen on (IP address or interface name). [env: TOUCH_RELAY_HOST] (default: 127.0.0.1)")
+  @Option(
+    help:
+      "Address to listen on: an IP address (0.0.0.0: every IPv4 interface; ::, every interface), a host name (its first IPv4 address, else its first IPv6 one) or an interface name. [env: TOUCH_RELAY_HOST] (default: 127.0.0.1, this machine only)"
+  )
   var host: String?
 
   @Option(help: "Port to listen on; 0 picks a free port and prints it. [env: TOUCH_RELAY_PORT] (default: 8080)")
@@ -184,7 +187,11 @@ struct TouchRelayCommand: ParsableCommand {
   /// the environment is an error rather than a silent fallback.
   func resolved() throws -> (RelayConfiguration, Logger.Level) {
     var c = RelayConfiguration()
-    c.host = try pick(host, "HOST", c.host) { $0.isEmpty ? nil : $0 }
+    // `[::1]` as in a URL is `::1`.
+    c.host = try pick(host, "HOST", c.host) {
+      let bare = $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0
+      return bare.isEmpty ? nil : bare
+    }
     c.port = try pick(port, "PORT", 8080, Int.init)
     let levelName = try pick(logLevel, "LOG_LEVEL", "info") { $0 }
     guard let level = Logger.Level(rawValue: levelName) else {
@@ -304,18 +311,19 @@ struct TouchRelayCommand: ParsableCommand {
     let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
     hangup.setEventHandler { server.requestReload() }
     hangup.resume()
-    let loopback = ["127.0.0.1", "::1", "localhost", "lo"].contains(config.host) || config.host.hasPrefix("127.")
-    if !loopback && config.sourceToken == nil && config.observerToken == nil && config.tokensFile == nil {
-      Logger(label: "touch-relay").warning(
-        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens"
-      )
-    }
     let listeningPort: Int
     do {
       listeningPort = try server.start()
     } catch {
       FileHandle.standardError.write(Data("touch-relay: error: \(error)\n".utf8))
       throw ExitCode(1)
+    }
+    if !server.listensOnLoopbackOnly && config.sourceToken == nil && config.observerToken == nil
+      && config.tokensFile == nil
+    {
+      Logger(label: "touch-relay").warning(
+        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens"
+      )
     }
     let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
     let line =

@@ -10,12 +10,13 @@ import TouchRelayClient
   }
 
   /// Starts `touch-relay --port 0 ...` and reads the port from its one start-up line.
-  static func launch(_ args: [String] = []) throws -> (Process, Int, Pipe) {
+  static func launch(_ args: [String] = [], errors: Pipe? = nil) throws -> (Process, Int, Pipe) {
     let p = Process()
     p.executableURL = binary
     p.arguments = ["--port", "0", "--log-level", "error"] + args
     let out = Pipe()
     p.standardOutput = out
+    if let errors { p.standardError = errors }
     try p.run()
     var line = Data()
     while !line.contains(UInt8(ascii: "\n")) {
@@ -130,6 +131,27 @@ import TouchRelayClient
     }
     let (status, text) = try Self.runToExit(["--port", String(port)])
     #expect(status == 1)
-    #expect(text.contains("cannot listen"), "\(text)")
+    #expect(text.contains("cannot listen on 127.0.0.1:\(port): Address already in use"), "\(text)")
+  }
+
+  /// The warning about an open door comes once the server listens, and only when it is one:
+  /// not for a loopback name, not with tokens, not for an address it could not listen on.
+  @Test func warnsOfANonLoopbackAddressWithoutTokensOnly() throws {
+    func warned(_ args: [String]) throws -> Bool {
+      let errors = Pipe()
+      let (p, _, _) = try Self.launch(args + ["--log-level", "warning"], errors: errors)
+      p.terminate()
+      p.waitUntilExit()
+      let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      return text.contains("without tokens")
+    }
+    #expect(try warned(["--host", "0.0.0.0"]))
+    #expect(try !warned(["--host", "localhost"]))
+    #expect(try !warned(["--host", "[::1]"]))
+    #expect(try !warned(["--host", "0.0.0.0", "--source-token", "s"]))
+    let (status, text) = try Self.runToExit(["--host", "203.0.113.77", "--port", "0"])
+    #expect(status == 1, "\(text)")
+    #expect(text.contains("cannot listen on 203.0.113.77:0: Cannot assign requested address"), "\(text)")
+    #expect(!text.contains("without tokens"), "\(text)")
   }
 }

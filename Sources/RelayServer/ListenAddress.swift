@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What `--host` becomes for libwebsockets, worked out before lws sees it.
+///
+/// lws 4.1 takes its `iface` as an interface name or a numeric address, and gets two cases
+/// wrong: on a listener with IPv6 on (its default) it parses a numeric IPv4 address into the
+/// IPv6 socket address without converting it, so `127.0.0.1` was bound as the wildcard, every
+/// interface of the machine; and a host name, which it takes for an interface that does not
+/// exist, leaves the vhost without a listener while the context starts. So: an IPv4 address
+/// gets a listener with IPv6 off, a host name is resolved here (its first IPv4 address, else
+/// its first IPv6 one), and an interface name or an IPv6 address goes to lws as it is.
+struct ListenAddress: Equatable {
+  /// What lws gets as `iface`; nil: every interface.
+  let iface: String?
+  /// False: the listener is IPv4 only (`LWS_SERVER_OPTION_DISABLE_IPV6`).
+  let ipv6: Bool
+  /// Only this machine can connect.
+  let isLoopback: Bool
+
+  struct Unresolvable: Error, CustomStringConvertible {
+    let host: String
+    let why: String
+    var description: String { "cannot listen on host '\(host)': \(why)" }
+  }
+
+  static func resolve(_ host: String) throws -> ListenAddress {
+    var name = host
+    if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+    if name.isEmpty { return ListenAddress(iface: nil, ipv6: true, isLoopback: false) }
+    if let v4 = ipv4(name) { return ListenAddress(iface: name, ipv6: false, isLoopback: v4.first == 127) }
+    if let v6 = ipv6(name) {
+      let loopback =
+        v6 == [UInt8](repeating: 0, count: 15) + [1] || (Array(v6.prefix(12)) == mappedPrefix && v6[12] == 127)
+      return ListenAddress(iface: name, ipv6: true, isLoopback: loopback)
+    }
+    if if_nametoindex(name) != 0 {
+      return ListenAddress(iface: name, ipv6: true, isLoopback: isLoopbackInterface(name))
+    }
+    let addresses = try lookUp(name)
+    guard let first = addresses.first(where: { ipv4($0) != nil }) ?? addresses.first else {
+      throw Unresolvable(host: host, why: "no address")
+    }
+    return try resolve(first)
+  }
+
+  /// Why binding `port` here fails, as the system says it (nil: it does not), to explain a
+  /// listener lws could not create. An interface name is not checked.
+  func bindError(port: Int) -> String? {
+    guard let iface else { return nil }
+    var hints = addrinfo()
+    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    var list: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(iface, String(port), &hints, &list) == 0, let ai = list else { return nil }
+    defer { freeaddrinfo(list) }
+    let fd = socket(ai.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var on: Int32 = 1
+    _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+    guard bind(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) != 0 else { return nil }
+    return String(cString: strerror(errno))
+  }
+
+  private static let mappedPrefix = [UInt8](repeating: 0, count: 10) + [0xff, 0xff]
+
+  private static func ipv4(_ s: String) -> [UInt8]? {
+    var a = in_addr()
+    guard inet_pton(AF_INET, s, &a) == 1 else { return nil }
+    return withUnsafeBytes(of: a) { Array($0) }
+  }
+
+  private static func ipv6(_ s: String) -> [UInt8]? {
+    var a = in6_addr()
+    guard inet_pton(AF_INET6, s, &a) == 1 else { return nil }
+    return withUnsafeBytes(of: a) { Array($0) }
+  }
+
+  private static func isLoopbackInterface(_ name: String) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var request = ifreq()
+    withUnsafeMutableBytes(of: &request.ifr_ifrn.ifrn_name) { buffer in
+      for (i, byte) in name.utf8.prefix(buffer.count - 1).enumerated() { buffer[i] = byte }
+    }
+    guard ioctl(fd, UInt(SIOCGIFFLAGS), &request) == 0 else { return false }
+    return Int32(request.ifr_ifru.ifru_flags) & Int32(IFF_LOOPBACK) != 0
+  }
+
+  /// The host name's addresses, numeric, in the resolver's order.
+  private static func lookUp(_ name: String) throws -> [String] {
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    var list: UnsafeMutablePointer<addrinfo>?
+    let rc = getaddrinfo(name, nil, &hints, &list)
+    guard rc == 0 else { throw Unresolvable(host: name, why: String(cString: gai_strerror(rc))) }
+    defer { freeaddrinfo(list) }
+    var out: [String] = []
+    var next = list
+    while let ai = next {
+      var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+      if getnameinfo(ai.pointee.ai_addr, ai.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
+        == 0
+      {
+        out.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+      }
+      next = ai.pointee.ai_next
+    }
+    return out
+  }
+}

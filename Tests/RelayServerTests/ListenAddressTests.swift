@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import TouchRelayClient
+
+@testable import RelayServer
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `--host` means what it says: the default listens on loopback only, a non-local address or
+/// an unknown name is a start-up error, and a busy port says so.
+@Suite struct ListenAddressTests {
+  @Test func anIPv4AddressGetsAnIPv4Listener() throws {
+    let a = try ListenAddress.resolve("127.0.0.1")
+    #expect(a == ListenAddress(iface: "127.0.0.1", ipv6: false, isLoopback: true))
+    #expect(try ListenAddress.resolve("0.0.0.0") == ListenAddress(iface: "0.0.0.0", ipv6: false, isLoopback: false))
+  }
+
+  @Test func ipv6AddressesNamesAndInterfaces() throws {
+    #expect(try ListenAddress.resolve("::1") == ListenAddress(iface: "::1", ipv6: true, isLoopback: true))
+    #expect(try ListenAddress.resolve("[::1]") == ListenAddress(iface: "::1", ipv6: true, isLoopback: true))
+    #expect(try ListenAddress.resolve("::") == ListenAddress(iface: "::", ipv6: true, isLoopback: false))
+    #expect(try ListenAddress.resolve("::ffff:127.0.0.1").isLoopback)
+    #expect(try ListenAddress.resolve("") == ListenAddress(iface: nil, ipv6: true, isLoopback: false))
+    // A name: its first IPv4 address.
+    #expect(try ListenAddress.resolve("localhost") == ListenAddress(iface: "127.0.0.1", ipv6: false, isLoopback: true))
+    #expect(try ListenAddress.resolve("lo") == ListenAddress(iface: "lo", ipv6: true, isLoopback: true))
+    #expect(throws: ListenAddress.Unresolvable.self) { try ListenAddress.resolve("no-such-host.invalid") }
+  }
+
+  /// Before, lws bound "127.0.0.1" as the wildcard: the default server answered on every
+  /// address of the machine.
+  @Test func theDefaultServerIsNotReachableFromOtherAddresses() async throws {
+    #expect(RelayConfiguration().host == "127.0.0.1")
+    guard let outside = Self.nonLoopbackIPv4() else {
+      Issue.record("no non-loopback IPv4 address on this machine: not checked", severity: .warning)
+      return
+    }
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    #expect(try await HTTPClient.get("http://127.0.0.1:\(relay.port)/healthz").status == 200)
+    await #expect(throws: (any Error).self, "answered on \(outside)") {
+      _ = try await HTTPClient.get("http://\(outside):\(relay.port)/healthz", timeout: .seconds(2))
+    }
+  }
+
+  @Test func aServerOnOneAddressAnswersThereOnly() async throws {
+    guard let outside = Self.nonLoopbackIPv4() else {
+      Issue.record("no non-loopback IPv4 address on this machine: not checked", severity: .warning)
+      return
+    }
+    let relay = try TestRelay { $0.host = outside }
+    defer { relay.stop() }
+    #expect(try await HTTPClient.get("http://\(outside):\(relay.port)/healthz").status == 200)
+    await #expect(throws: (any Error).self) {
+      _ = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/healthz", timeout: .seconds(2))
+    }
+    #expect(!relay.server.listensOnLoopbackOnly)
+  }
+
+  @Test func aBusyPortAnAddressNotOfThisMachineAndAnUnknownNameAreStartErrors() throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    func startError(_ configure: (inout RelayConfiguration) -> Void) -> String {
+      var c = RelayConfiguration()
+      c.port = 0
+      configure(&c)
+      do {
+        let server = RelayServer(configuration: c)
+        try server.start()
+        server.stop()
+        return "started"
+      } catch {
+        return "\(error)"
+      }
+    }
+    let busy = startError {
+      $0.host = "127.0.0.1"
+      $0.port = relay.port
+    }
+    #expect(busy == "cannot listen on 127.0.0.1:\(relay.port): Address already in use")
+    // TEST-NET-3 (RFC 5737): never an address of this machine.
+    #expect(
+      startError { $0.host = "203.0.113.77" } == "cannot listen on 203.0.113.77:0: Cannot assign requested address")
+    let unknown = startError { $0.host = "no-such-host.invalid" }
+    #expect(unknown.hasPrefix("cannot listen on host 'no-such-host.invalid': "), "\(unknown)")
+  }
+
+  /// An IPv4 address of this machine other than loopback, if it has one.
+  static func nonLoopbackIPv4() -> String? {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0 else { return nil }
+    defer { freeifaddrs(list) }
+    var next = list
+    while let ifa = next {
+      next = ifa.pointee.ifa_next
+      guard let sa = ifa.pointee.ifa_addr, sa.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+      let address = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+      var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+      var a = address
+      guard inet_ntop(AF_INET, &a, &text, socklen_t(text.count)) != nil else { continue }
+      let s = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      if !s.hasPrefix("127.") { return s }
+    }
+    return nil
+  }
+}
