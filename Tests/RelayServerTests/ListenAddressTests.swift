@@ -59,32 +59,23 @@ import TouchRelayClient
     #expect(!relay.server.listensOnLoopbackOnly)
   }
 
+  /// A busy port, an address not of this machine and an unknown name are start-up errors that
+  /// say which. Through the binary: libwebsockets 4.1 leaks about 100 bytes for each context it
+  /// fails to create, which LeakSanitizer would pin on this process (tools/sanitize).
   @Test func aBusyPortAnAddressNotOfThisMachineAndAnUnknownNameAreStartErrors() throws {
     let relay = try TestRelay()
     defer { relay.stop() }
-    func startError(_ configure: (inout RelayConfiguration) -> Void) -> String {
-      var c = RelayConfiguration()
-      c.port = 0
-      configure(&c)
-      do {
-        let server = RelayServer(configuration: c)
-        try server.start()
-        server.stop()
-        return "started"
-      } catch {
-        return "\(error)"
-      }
+    let cases = [
+      (["--port", "\(relay.port)"], "cannot listen on 127.0.0.1:\(relay.port): Address already in use"),
+      // TEST-NET-3 (RFC 5737): never an address of this machine.
+      (["--host", "203.0.113.77", "--port", "0"], "cannot listen on 203.0.113.77:0: Cannot assign requested address"),
+      (["--host", "no-such-host.invalid", "--port", "0"], "cannot listen on host 'no-such-host.invalid': "),
+    ]
+    for (arguments, message) in cases {
+      let (status, text) = try ShutdownTests.runToExit(arguments)
+      #expect(status == 1, "\(arguments): \(text)")
+      #expect(text.contains(message), "\(arguments): \(text)")
     }
-    let busy = startError {
-      $0.host = "127.0.0.1"
-      $0.port = relay.port
-    }
-    #expect(busy == "cannot listen on 127.0.0.1:\(relay.port): Address already in use")
-    // TEST-NET-3 (RFC 5737): never an address of this machine.
-    #expect(
-      startError { $0.host = "203.0.113.77" } == "cannot listen on 203.0.113.77:0: Cannot assign requested address")
-    let unknown = startError { $0.host = "no-such-host.invalid" }
-    #expect(unknown.hasPrefix("cannot listen on host 'no-such-host.invalid': "), "\(unknown)")
   }
 
   /// An IPv4 address of this machine other than loopback, if it has one.

@@ -123,17 +123,6 @@ import TouchRelayClient
     #expect(text.contains(message), "\(text)")
   }
 
-  @Test func portInUseIsAClearError() throws {
-    let (first, port, _) = try Self.launch()
-    defer {
-      first.terminate()
-      first.waitUntilExit()
-    }
-    let (status, text) = try Self.runToExit(["--port", String(port)])
-    #expect(status == 1)
-    #expect(text.contains("cannot listen on 127.0.0.1:\(port): Address already in use"), "\(text)")
-  }
-
   /// The warning about an open door comes once the server listens, and only when it is one:
   /// not for a loopback name, not with tokens, not for an address it could not listen on.
   @Test func warnsOfANonLoopbackAddressWithoutTokensOnly() throws {
