@@ -47,6 +47,32 @@ import TouchRelayClient
     #expect(try await relay.health()["status"]?.stringValue == "ok")
   }
 
+  /// Pages run only their own scripts, cannot be framed by another site, and no answer
+  /// sends a Referer on (page URLs may carry `?token=`) or is MIME-sniffed. The browser check
+  /// (tools/e2e) runs the pages under this policy in four engines.
+  @Test func pagesCarryAPolicyAndEveryAnswerIsNotSniffed() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    func header(_ r: TouchRelayClient.HTTPResponse, _ name: String) -> String? {
+      r.headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+    for path in ["/", "/pad/demo", "/watch/demo"] {
+      let r = try await get(relay, path)
+      let policy = header(r, "Content-Security-Policy") ?? ""
+      for directive in ["default-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"] {
+        #expect(policy.contains(directive), "\(path): \(policy)")
+      }
+      #expect(!policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"), "\(path): \(policy)")
+      #expect(header(r, "X-Frame-Options") == "DENY", "\(path)")
+    }
+    for path in ["/", "/static/pad.js", "/qr/demo.svg", "/healthz", "/nope"] {
+      let r = try await get(relay, path)
+      #expect(header(r, "X-Content-Type-Options") == "nosniff", "\(path)")
+      #expect(header(r, "Referrer-Policy") == "no-referrer", "\(path)")
+    }
+    #expect(header(try await get(relay, "/static/pad.js"), "Content-Security-Policy") == nil)
+  }
+
   @Test func badSessionNamesAre400() async throws {
     let relay = try TestRelay()
     defer { relay.stop() }
