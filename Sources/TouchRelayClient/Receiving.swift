@@ -14,6 +14,15 @@ extension WebSocketConnection {
     try await inbound.next(timeout: TimeAmount(timeout), on: channel.eventLoop)
   }
 
+  /// How long the next wait may take, with `deadline` set: nil when the time is up and nothing
+  /// has arrived. Once the time is up, messages that had already arrived are still taken (a
+  /// moment each): on a busy machine a caller may get to look only after its deadline.
+  private func timeLeft(until deadline: ContinuousClock.Instant) -> Duration? {
+    let left = deadline - ContinuousClock.now
+    if left > .zero { return left }
+    return pendingMessages > 0 ? .milliseconds(1) : nil
+  }
+
   /// The next JSON message whose `type` is `type` (any type when nil), skipping everything
   /// else (other types, pongs); throws `.closed` if the connection closes first.
   public func nextJSON(type: String? = nil, timeout: Duration = .seconds(5)) async throws
@@ -21,8 +30,7 @@ extension WebSocketConnection {
   {
     let deadline = ContinuousClock.now + timeout
     while true {
-      let left = deadline - ContinuousClock.now
-      guard left > .zero else {
+      guard let left = timeLeft(until: deadline) else {
         throw WebSocketClientError.timeout("waiting for a '\(type ?? "any")' message")
       }
       let message: Received
@@ -51,8 +59,7 @@ extension WebSocketConnection {
   ) {
     let deadline = ContinuousClock.now + timeout
     while true {
-      let left = deadline - ContinuousClock.now
-      guard left > .zero else { throw WebSocketClientError.timeout("waiting for the close") }
+      guard let left = timeLeft(until: deadline) else { throw WebSocketClientError.timeout("waiting for the close") }
       do {
         if case .close(let code, let reason) = try await next(timeout: left) {
           return (code, reason)
@@ -69,8 +76,7 @@ extension WebSocketConnection {
     let deadline = ContinuousClock.now + duration
     var all: [Received] = []
     while true {
-      let left = deadline - ContinuousClock.now
-      guard left > .zero else { return all }
+      guard let left = timeLeft(until: deadline) else { return all }
       do {
         let message = try await next(timeout: left)
         all.append(message)
