@@ -124,36 +124,14 @@ import TouchRelayClient
         data: ByteBuffer(string: frameText(seq, t: Double(seq), [(1, seq == 1 ? "began" : "moved", 1, 1)])))
     }
     try await src.send(frames: frames)
-    var mirrored = 0
-    func countMirrored(for window: Duration) async throws {
-      mirrored += try await watcher.receiveAll(for: window).filter {
-        $0.text?.contains(#""type":"touches""#) == true
-      }.count
-    }
-    var dropped = 0
-    var errors = 0
-    func countRefusals(for window: Duration) async throws {
-      for m in try await src.receiveAll(for: window) {
-        guard let text = m.text, text.contains("rate_limited") else { continue }
-        errors += 1
-        let said = try JSONValue.parse(text)["message"]?.stringValue ?? ""
-        if let n = said.split(separator: ";").last?.split(separator: " ").first.flatMap({ Int($0) }) { dropped += n }
-      }
-    }
-    try await countMirrored(for: .milliseconds(500))
+    var mirrored = try await watcher.touchesReceived(for: .milliseconds(500))
     // One more frame once the bucket has refilled a little: it passes, and brings the count
     // of the burst's remaining refusals.
     try await Task.sleep(for: .milliseconds(300))
     try await src.send(text: frameText(41, t: 41, [(1, "moved", 1, 1)]))
-    // Until every frame is accounted for (on a slow machine the answers come late), then a
-    // little longer for anything extra.
-    let deadline = ContinuousClock.now + TestTime.seconds(5)
-    repeat {
-      try await countRefusals(for: .milliseconds(100))
-      try await countMirrored(for: .milliseconds(100))
-    } while mirrored + dropped < 41 && ContinuousClock.now < deadline
-    try await countRefusals(for: .milliseconds(200))
-    try await countMirrored(for: .milliseconds(100))
+    var reports = RateLimitedReports()
+    try await accountForFrames(41, mirroredTo: watcher, reportedTo: src, mirrored: &mirrored, reports: &reports)
+    let (errors, dropped) = (reports.errors, reports.dropped)
     // About 20 of the burst pass (a one-second bucket of 20) plus the late one; every refused
     // frame is counted in a `rate_limited` error, and a burst buys two errors, not twenty.
     #expect(mirrored >= 21 && mirrored < 31, "\(mirrored) mirrored")

@@ -36,19 +36,6 @@ import TouchRelayClient
     #expect((metricValue(text, "touchrelay_read_pauses_total") ?? 0) >= 1)
   }
 
-  /// The dropped counts of the `rate_limited` errors among `messages`.
-  func droppedCounts(_ messages: [Received]) throws -> (errors: Int, dropped: Int) {
-    var errors = 0
-    var dropped = 0
-    for m in messages {
-      guard let text = m.text, text.contains("rate_limited") else { continue }
-      errors += 1
-      let said = try JSONValue.parse(text)["message"]?.stringValue ?? ""
-      if let n = said.split(separator: ";").last?.split(separator: " ").first.flatMap({ Int($0) }) { dropped += n }
-    }
-    return (errors, dropped)
-  }
-
   @Test func anObserverFloodingControlsChangesTheSceneAtMostAtTheControlRate() async throws {
     let relay = try TestRelay { $0.limits.maxControlsPerSecond = 10 }
     defer { relay.stop() }
@@ -74,7 +61,9 @@ import TouchRelayClient
     let scenes = got.filter { $0.text?.contains(#""type":"scene""#) == true }.count
     #expect(
       scenes >= 10 && scenes <= 30, "\(scenes) scene changes; got \(got.map { String(describing: $0).prefix(90) })")
-    let (errors, dropped) = try droppedCounts(try await flooder.receiveAll(for: .milliseconds(200)))
+    var reports = RateLimitedReports()
+    try reports.add(try await flooder.receiveAll(for: .milliseconds(200)))
+    let (errors, dropped) = (reports.errors, reports.dropped)
     #expect(errors >= 2 && dropped >= 11, "\(errors) rate_limited errors, \(dropped) controls dropped")
     #expect(try await relay.health()["observers"]?.intValue == 3)
   }
@@ -132,33 +121,18 @@ import TouchRelayClient
     // Drain: the rest comes in window by window; then one more frame once the bucket has a
     // token brings the count of the last refusals.
     var mirrored = 0
-    var dropped = 0
-    func count(_ messages: [Received]) throws { dropped += try droppedCounts(messages).dropped }
+    var reports = RateLimitedReports()
     let deadline = ContinuousClock.now + .seconds(20)
     while ContinuousClock.now < deadline {
-      mirrored += try await watcher.receiveAll(for: .milliseconds(300)).filter {
-        $0.text?.contains(#""type":"touches""#) == true
-      }.count
-      try count(try await src.receiveAll(for: .milliseconds(1)))
+      mirrored += try await watcher.touchesReceived(for: .milliseconds(300))
+      try reports.add(try await src.receiveAll(for: .milliseconds(1)))
       // The burst and the calm frame read: the drain is over.
       if try await messagesRead(relay) - before >= Double(burst + 1) { break }
     }
     try await Task.sleep(for: .milliseconds(200))
     try await src.send(text: frameText(burst + 1, t: Double(burst + 1), [(1, "moved", 1, 1)]))
-    func countMirrored(for window: Duration) async throws {
-      mirrored += try await watcher.receiveAll(for: window).filter {
-        $0.text?.contains(#""type":"touches""#) == true
-      }.count
-    }
-    // Until every frame is accounted for (on a busy machine the answers come late), then a
-    // little longer for anything extra.
-    let end = ContinuousClock.now + TestTime.seconds(5)
-    repeat {
-      try count(try await src.receiveAll(for: .milliseconds(100)))
-      try await countMirrored(for: .milliseconds(100))
-    } while mirrored + dropped < burst + 1 && ContinuousClock.now < end
-    try count(try await src.receiveAll(for: .milliseconds(200)))
-    try await countMirrored(for: .milliseconds(100))
+    try await accountForFrames(burst + 1, mirroredTo: watcher, reportedTo: src, mirrored: &mirrored, reports: &reports)
+    let dropped = reports.dropped
     #expect(mirrored + dropped == burst + 1, "\(mirrored) mirrored + \(dropped) reported dropped")
     #expect(mirrored < burst / 5, "\(mirrored) mirrored")
   }

@@ -90,7 +90,6 @@ final class TestRelay: Sendable {
   }
 }
 
-/// A frame as JSON text; touches are (id, phase, x, y).
 /// One series' value in a `/metrics` text (`name` or `name{labels}`), if it is there.
 func metricValue(_ text: String, _ series: String) -> Double? {
   for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
@@ -99,12 +98,50 @@ func metricValue(_ text: String, _ series: String) -> Double? {
   return nil
 }
 
+/// A peer's `rate_limited` errors, and how many frames or controls they say were dropped.
+struct RateLimitedReports {
+  var errors = 0
+  var dropped = 0
+
+  mutating func add(_ messages: [Received]) throws {
+    for m in messages {
+      guard let text = m.text, text.contains("rate_limited") else { continue }
+      errors += 1
+      let said = try JSONValue.parse(text)["message"]?.stringValue ?? ""
+      if let n = said.split(separator: ";").last?.split(separator: " ").first.flatMap({ Int($0) }) { dropped += n }
+    }
+  }
+}
+
+/// After a rate-limited burst of `total` frames from `source`, the last of them sent once the
+/// bucket had a token again: counts the frames `watcher` got mirrored and the ones `source`
+/// was told were dropped until every frame is accounted for (on a busy machine the answers
+/// come late), then a little longer for anything extra.
+func accountForFrames(
+  _ total: Int, mirroredTo watcher: WebSocketConnection, reportedTo source: WebSocketConnection,
+  mirrored: inout Int, reports: inout RateLimitedReports
+) async throws {
+  let deadline = ContinuousClock.now + TestTime.seconds(5)
+  repeat {
+    try reports.add(try await source.receiveAll(for: .milliseconds(100)))
+    mirrored += try await watcher.touchesReceived(for: .milliseconds(100))
+  } while mirrored + reports.dropped < total && ContinuousClock.now < deadline
+  try reports.add(try await source.receiveAll(for: .milliseconds(200)))
+  mirrored += try await watcher.touchesReceived(for: .milliseconds(100))
+}
+
+/// A frame as JSON text; touches are (id, phase, x, y).
 func frameText(_ seq: Int, t: Double, _ touches: [(Int, String, Double, Double)]) -> String {
   let list = touches.map { #"{"id":\#($0.0),"phase":"\#($0.1)","x":\#($0.2),"y":\#($0.3)}"# }
   return #"{"type":"frame","seq":\#(seq),"t":\#(t),"touches":[\#(list.joined(separator: ","))]}"#
 }
 
 extension WebSocketConnection {
+  /// How many `touches` messages arrive within `window`.
+  func touchesReceived(for window: Duration) async throws -> Int {
+    try await receiveAll(for: window).filter { $0.text?.contains(#""type":"touches""#) == true }.count
+  }
+
   /// The next `error` message's code.
   func nextErrorCode(timeout: Duration = .seconds(5)) async throws -> String? {
     try await nextJSON(type: "error", timeout: timeout)["code"]?.stringValue
