@@ -27,7 +27,6 @@ import os
 import random
 import resource
 import select
-import signal
 import socket
 import statistics
 import subprocess
