@@ -47,6 +47,25 @@ struct ListenAddress: Equatable {
     return try resolve(first)
   }
 
+  /// How a URL names this listener (the start-up line): a host name as given, an address as it
+  /// is, an interface by its address (IPv4 first; `ws://lo:8080` is no URL), every interface as
+  /// the wildcard it listens on. IPv6 in brackets.
+  func urlHost(given host: String) -> String {
+    var name = host
+    if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+    guard let iface else { return "[::]" }
+    let numeric = Self.ipv4(name) != nil || Self.ipv6(name) != nil
+    let shown: String
+    if !numeric && if_nametoindex(name) == 0 {
+      shown = name  // a host name, resolved to `iface`
+    } else if !numeric {
+      shown = Self.interfaceAddress(iface) ?? iface
+    } else {
+      shown = iface
+    }
+    return Self.ipv6(shown) != nil ? "[\(shown)]" : shown
+  }
+
   /// Why binding `port` here fails, as the system says it (nil: it does not), to explain a
   /// listener lws could not create. An interface name is not checked.
   func bindError(port: Int) -> String? {
@@ -92,6 +111,33 @@ struct ListenAddress: Equatable {
     return Int32(request.ifr_ifru.ifru_flags) & Int32(IFF_LOOPBACK) != 0
   }
 
+  /// The interface's first IPv4 address, else its first IPv6 one that is not link-local (a
+  /// link-local one needs a zone in a URL).
+  private static func interfaceAddress(_ name: String) -> String? {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0 else { return nil }
+    defer { freeifaddrs(list) }
+    var v4: String?
+    var v6: String?
+    var next = list
+    while let ifa = next {
+      next = ifa.pointee.ifa_next
+      guard let sa = ifa.pointee.ifa_addr, String(cString: ifa.pointee.ifa_name) == name else { continue }
+      let family = Int32(sa.pointee.sa_family)
+      let length = family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size
+      guard family == AF_INET || family == AF_INET6, let text = numericHost(sa, socklen_t(length)) else { continue }
+      if family == AF_INET, v4 == nil { v4 = text }
+      if family == AF_INET6, v6 == nil, !text.lowercased().hasPrefix("fe80") { v6 = text }
+    }
+    return v4 ?? v6
+  }
+
+  private static func numericHost(_ sa: UnsafePointer<sockaddr>, _ length: socklen_t) -> String? {
+    var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+    guard getnameinfo(sa, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
+    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// The host name's addresses, numeric, in the resolver's order.
   private static func lookUp(_ name: String) throws -> [String] {
     var hints = addrinfo()
@@ -103,12 +149,7 @@ struct ListenAddress: Equatable {
     var out: [String] = []
     var next = list
     while let ai = next {
-      var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-      if getnameinfo(ai.pointee.ai_addr, ai.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
-        == 0
-      {
-        out.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-      }
+      if let sa = ai.pointee.ai_addr, let text = numericHost(sa, ai.pointee.ai_addrlen) { out.append(text) }
       next = ai.pointee.ai_next
     }
     return out

@@ -46,6 +46,13 @@ public final class RelayServer: Sendable {
   /// interface, or a name that resolved to one).
   public var listensOnLoopbackOnly: Bool { address.withLock { $0?.isLoopback ?? false } }
 
+  /// Once started: the base of its URLs, `ws://HOST:PORT` (`wss://` with TLS), with a host a
+  /// client can use (see `ListenAddress.urlHost`).
+  public var url: String? {
+    guard let port, let a = address.withLock({ $0 }) else { return nil }
+    return "\(configuration.tlsCertificate == nil ? "ws" : "wss")://\(a.urlHost(given: configuration.host)):\(port)"
+  }
+
   /// Creates the context on a new service thread and returns the port it listens on.
   @discardableResult
   public func start() throws -> Int {

@@ -1,14 +1,15 @@
 /// The parts of a `ws://` or `http://` URL this client needs. Deliberately small: the relay
-/// is reached over plain TCP on loopback or a LAN (no TLS, no IPv6 literals, no userinfo).
+/// is reached over plain TCP on loopback or a LAN (no TLS, no userinfo).
 public struct ClientURL: Sendable, Equatable {
   public var scheme: String
+  /// A name or an address; an IPv6 address without its URL brackets (`::1`).
   public var host: String
   public var port: Int
   /// Path plus query, as sent in the request line (`/v1/observe/s1?raw=1`).
   public var target: String
 
   /// The `Host` header value; libwebsockets refuses an upgrade without one.
-  public var hostHeader: String { "\(host):\(port)" }
+  public var hostHeader: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
   public init(scheme: String = "ws", host: String, port: Int, target: String = "/") {
     self.scheme = scheme
@@ -32,7 +33,18 @@ public struct ClientURL: Sendable, Equatable {
     if target.isEmpty { target = "/" } else if target.first == "?" { target = "/" + target }
     let host: Substring
     let port: Int
-    if let colon = authority.lastIndex(of: ":") {
+    if authority.first == "[" {
+      // An IPv6 literal: `[::1]` or `[::1]:8080`.
+      guard let close = authority.firstIndex(of: "]") else { throw .badURL(string) }
+      host = authority[authority.index(after: authority.startIndex)..<close]
+      let after = authority[authority.index(after: close)...]
+      if after.isEmpty {
+        port = defaultPort
+      } else {
+        guard after.first == ":", let p = Int(after.dropFirst()), (0...65535).contains(p) else { throw .badURL(string) }
+        port = p
+      }
+    } else if let colon = authority.lastIndex(of: ":") {
       host = authority[..<colon]
       guard let p = Int(authority[authority.index(after: colon)...]), (0...65535).contains(p) else {
         throw .badURL(string)

@@ -325,9 +325,9 @@ struct TouchRelayCommand: ParsableCommand {
         "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens"
       )
     }
-    let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
-    let line =
-      ("touch-relay \(Self.version) listening on ws://\(shownHost):\(listeningPort) (healthz: http://\(shownHost):\(listeningPort)/healthz)\n")
+    let url = server.url ?? "ws://\(config.host):\(listeningPort)"
+    let http = (url.hasPrefix("wss:") ? "https" : "http") + url.drop { $0 != ":" }
+    let line = "touch-relay \(Self.version) listening on \(url) (healthz: \(http)/healthz)\n"
     FileHandle.standardOutput.write(Data(line.utf8))
     server.wait()
     withExtendedLifetime((sources, hangup)) {}

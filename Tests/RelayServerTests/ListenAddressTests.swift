@@ -29,6 +29,16 @@ import TouchRelayClient
     #expect(throws: ListenAddress.Unresolvable.self) { try ListenAddress.resolve("no-such-host.invalid") }
   }
 
+  /// The start-up line's URL: `ws://lo:8080` was no URL; an IPv6 address needs brackets.
+  @Test func theURLNamesAHostAClientCanUse() throws {
+    for (host, shown) in [
+      ("127.0.0.1", "127.0.0.1"), ("localhost", "localhost"), ("::1", "[::1]"), ("[::1]", "[::1]"),
+      ("lo", "127.0.0.1"), ("0.0.0.0", "0.0.0.0"), ("::", "[::]"), ("", "[::]"),
+    ] {
+      #expect(try ListenAddress.resolve(host).urlHost(given: host) == shown, "--host '\(host)'")
+    }
+  }
+
   /// Before, lws bound "127.0.0.1" as the wildcard: the default server answered on every
   /// address of the machine.
   @Test func theDefaultServerIsNotReachableFromOtherAddresses() async throws {

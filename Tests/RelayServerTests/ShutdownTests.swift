@@ -11,6 +11,18 @@ import TouchRelayClient
 
   /// Starts `touch-relay --port 0 ...` and reads the port from its one start-up line.
   static func launch(_ args: [String] = [], errors: Pipe? = nil) throws -> (Process, Int, Pipe) {
+    let (p, line, out) = try launchForLine(args, errors: errors)
+    let port = url(in: line).split(separator: ":").last.flatMap { Int($0) }
+    return (p, try #require(port, "no port in start-up line '\(line)'"), out)
+  }
+
+  /// The URL of the start-up line, "touch-relay VERSION listening on URL (healthz: ...)".
+  static func url(in line: String) -> String {
+    line.components(separatedBy: " listening on ").dropFirst().first?.split(separator: " ").first.map(String.init) ?? ""
+  }
+
+  /// Starts `touch-relay --port 0 ...` and returns its start-up line.
+  static func launchForLine(_ args: [String] = [], errors: Pipe? = nil) throws -> (Process, String, Pipe) {
     let p = Process()
     p.executableURL = binary
     p.arguments = ["--port", "0", "--log-level", "error"] + args
@@ -24,9 +36,7 @@ import TouchRelayClient
       if chunk.isEmpty { break }
       line.append(chunk)
     }
-    let text = String(decoding: line, as: UTF8.self)
-    let port = text.split(separator: ":").dropFirst(2).first.flatMap { Int($0.prefix { $0.isNumber }) }
-    return (p, try #require(port, "no port in start-up line '\(text)'"), out)
+    return (p, String(decoding: line, as: UTF8.self), out)
   }
 
   /// Waits up to 10 s for `p` to exit; true if it did. Once it has, `waitUntilExit` returns at
@@ -39,14 +49,35 @@ import TouchRelayClient
     return true
   }
 
-  @Test func startUpLineSaysWhereItListens() throws {
+  /// The start-up line's URL is one a client can connect to, whatever `--host` was given.
+  @Test(arguments: [[], ["--host", "lo"], ["--host", "::1"], ["--host", "[::1]"], ["--host", "localhost"]])
+  func startUpLineSaysWhereItListens(arguments: [String]) async throws {
     #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build touch-relay first")
-    let (p, port, _) = try Self.launch()
+    let (p, line, _) = try Self.launchForLine(arguments)
     defer {
       p.terminate()
       p.waitUntilExit()
     }
-    #expect(port > 0)
+    let url = Self.url(in: line)
+    #expect(url.hasPrefix("ws://"), "\(line)")
+    #expect(line.contains("(healthz: http" + url.dropFirst(2) + "/healthz)"), "\(line)")
+    let observer = try await WebSocketConnection.connect("\(url)/v1/observe/startup")
+    #expect(try await observer.nextJSON(type: "welcome")["role"]?.stringValue == "observer", "\(line)")
+    await observer.close()
+  }
+
+  /// With TLS the line says wss:// and https://.
+  @Test func startUpLineSaysWssWithTLS() throws {
+    let (dir, cert, key) = try TLSTests.makeCertificate()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let (p, line, _) = try Self.launchForLine(["--cert", cert, "--key", key])
+    defer {
+      p.terminate()
+      p.waitUntilExit()
+    }
+    let port = try #require(Self.url(in: line).split(separator: ":").last.flatMap { Int($0) }, "\(line)")
+    #expect(
+      line.contains("listening on wss://127.0.0.1:\(port) (healthz: https://127.0.0.1:\(port)/healthz)"), "\(line)")
   }
 
   @Test func sigtermClosesEveryConnectionWith1001AndExitsZero() async throws {

@@ -17,22 +17,29 @@ import Testing
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 
-  @Test func wssAndHttpsWorkWithTheGivenCertificate() async throws {
-    for tool in ["/usr/bin/openssl", "/usr/bin/curl", "/usr/bin/python3"] {
-      try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is needed (see .ci/run)")
-    }
+  /// A self-signed certificate for 127.0.0.1 and localhost, with its key, in a new directory
+  /// (the caller removes it).
+  static func makeCertificate() throws -> (dir: URL, cert: String, key: String) {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
     let cert = dir.appendingPathComponent("cert.pem").path
     let key = dir.appendingPathComponent("key.pem").path
-    let (made, log) = try Self.run(
+    let (made, log) = try run(
       "/usr/bin/openssl",
       [
         "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
         "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
       ])
     try #require(made == 0, "openssl: \(log)")
+    return (dir, cert, key)
+  }
+
+  @Test func wssAndHttpsWorkWithTheGivenCertificate() async throws {
+    for tool in ["/usr/bin/openssl", "/usr/bin/curl", "/usr/bin/python3"] {
+      try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is needed (see .ci/run)")
+    }
+    let (dir, cert, key) = try Self.makeCertificate()
+    defer { try? FileManager.default.removeItem(at: dir) }
 
     let relay = try TestRelay {
       $0.tlsCertificate = cert
