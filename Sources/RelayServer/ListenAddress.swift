@@ -111,25 +111,56 @@ struct ListenAddress: Equatable {
     return Int32(request.ifr_ifru.ifru_flags) & Int32(IFF_LOOPBACK) != 0
   }
 
+  /// For a listener on every interface, the addresses other machines can reach it on: each
+  /// up interface's addresses that are neither loopback nor link-local (IPv4 only for an
+  /// IPv4-only listener), IPv4 first, IPv6 in brackets. Empty for any other listener.
+  func networkHosts() -> [(interface: String, host: String)] {
+    guard iface == nil || iface == "0.0.0.0" || iface == "::" else { return [] }
+    let usable = Self.interfaceAddresses().filter { a in
+      a.up && !a.loopback && (a.family == AF_INET || (ipv6 && !a.host.lowercased().hasPrefix("fe80")))
+    }
+    return (usable.filter { $0.family == AF_INET } + usable.filter { $0.family == AF_INET6 }).map {
+      ($0.name, $0.family == AF_INET6 ? "[\($0.host)]" : $0.host)
+    }
+  }
+
   /// The interface's first IPv4 address, else its first IPv6 one that is not link-local (a
   /// link-local one needs a zone in a URL).
   private static func interfaceAddress(_ name: String) -> String? {
+    let mine = interfaceAddresses().filter { $0.name == name }
+    return
+      (mine.first { $0.family == AF_INET }
+      ?? mine.first { $0.family == AF_INET6 && !$0.host.lowercased().hasPrefix("fe80") })?.host
+  }
+
+  private struct InterfaceAddress {
+    let name: String
+    let family: Int32
+    let host: String
+    let up: Bool
+    let loopback: Bool
+  }
+
+  /// Every IPv4 and IPv6 address of this machine's interfaces (`getifaddrs`), numeric.
+  private static func interfaceAddresses() -> [InterfaceAddress] {
     var list: UnsafeMutablePointer<ifaddrs>?
-    guard getifaddrs(&list) == 0 else { return nil }
+    guard getifaddrs(&list) == 0 else { return [] }
     defer { freeifaddrs(list) }
-    var v4: String?
-    var v6: String?
+    var out: [InterfaceAddress] = []
     var next = list
     while let ifa = next {
       next = ifa.pointee.ifa_next
-      guard let sa = ifa.pointee.ifa_addr, String(cString: ifa.pointee.ifa_name) == name else { continue }
+      guard let sa = ifa.pointee.ifa_addr else { continue }
       let family = Int32(sa.pointee.sa_family)
       let length = family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size
-      guard family == AF_INET || family == AF_INET6, let text = numericHost(sa, socklen_t(length)) else { continue }
-      if family == AF_INET, v4 == nil { v4 = text }
-      if family == AF_INET6, v6 == nil, !text.lowercased().hasPrefix("fe80") { v6 = text }
+      guard family == AF_INET || family == AF_INET6, let host = numericHost(sa, socklen_t(length)) else { continue }
+      let flags = Int32(bitPattern: ifa.pointee.ifa_flags)
+      out.append(
+        InterfaceAddress(
+          name: String(cString: ifa.pointee.ifa_name), family: family, host: host,
+          up: flags & Int32(IFF_UP) != 0, loopback: flags & Int32(IFF_LOOPBACK) != 0))
     }
-    return v4 ?? v6
+    return out
   }
 
   private static func numericHost(_ sa: UnsafePointer<sockaddr>, _ length: socklen_t) -> String? {

@@ -53,6 +53,12 @@ public final class RelayServer: Sendable {
     return "\(configuration.tlsCertificate == nil ? "ws" : "wss")://\(a.urlHost(given: configuration.host)):\(port)"
   }
 
+  /// Once started on every interface (`0.0.0.0`, `::`): the addresses other machines can
+  /// reach it on, with their interfaces (see `ListenAddress.networkHosts`). Empty otherwise.
+  public var networkHosts: [(interface: String, host: String)] {
+    address.withLock { $0 }?.networkHosts() ?? []
+  }
+
   /// Creates the context on a new service thread and returns the port it listens on.
   @discardableResult
   public func start() throws -> Int {

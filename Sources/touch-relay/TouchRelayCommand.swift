@@ -327,8 +327,13 @@ struct TouchRelayCommand: ParsableCommand {
     }
     let url = server.url ?? "ws://\(config.host):\(listeningPort)"
     let http = (url.hasPrefix("wss:") ? "https" : "http") + url.drop { $0 != ":" }
-    let line = "touch-relay \(Self.version) listening on \(url) (healthz: \(http)/healthz)\n"
-    FileHandle.standardOutput.write(Data(line.utf8))
+    var lines = "touch-relay \(Self.version) listening on \(url) (healthz: \(http)/healthz)\n"
+    // On every interface the line above names no address a phone can use: list them.
+    let scheme = url.hasPrefix("wss:") ? "https" : "http"
+    for (interface, host) in server.networkHosts {
+      lines += "  open on other devices: \(scheme)://\(host):\(listeningPort)/ (\(interface))\n"
+    }
+    FileHandle.standardOutput.write(Data(lines.utf8))
     server.wait()
     withExtendedLifetime((sources, hangup)) {}
   }

@@ -21,7 +21,7 @@ import TouchRelayClient
     line.components(separatedBy: " listening on ").dropFirst().first?.split(separator: " ").first.map(String.init) ?? ""
   }
 
-  /// Starts `touch-relay --port 0 ...` and returns its start-up line.
+  /// Starts `touch-relay --port 0 ...` and returns its start-up lines (written at once).
   static func launchForLine(_ args: [String] = [], errors: Pipe? = nil) throws -> (Process, String, Pipe) {
     let p = Process()
     p.executableURL = binary
@@ -64,6 +64,32 @@ import TouchRelayClient
     let observer = try await WebSocketConnection.connect("\(url)/v1/observe/startup")
     #expect(try await observer.nextJSON(type: "welcome")["role"]?.stringValue == "observer", "\(line)")
     await observer.close()
+  }
+
+  /// On every IPv4 interface the line names no address a phone can use; the lines after it
+  /// list this machine's own, and the pages answer there.
+  @Test func onEveryInterfaceItListsTheAddressesOtherDevicesUse() async throws {
+    let (p, lines, _) = try Self.launchForLine(["--host", "0.0.0.0"])
+    defer {
+      p.terminate()
+      p.waitUntilExit()
+    }
+    let port = try #require(Self.url(in: lines).split(separator: ":").last.flatMap { Int($0) }, "\(lines)")
+    let listed = lines.split(separator: "\n").filter { $0.contains("open on other devices: ") }
+    #expect(!listed.contains { $0.contains("127.0.0.1") || $0.contains("[") }, "\(lines)")  // no loopback, no IPv6
+    guard let outside = ListenAddressTests.nonLoopbackIPv4() else {
+      Issue.record("no non-loopback IPv4 address on this machine: not checked", severity: .warning)
+      return
+    }
+    let page = "http://\(outside):\(port)/"
+    #expect(listed.contains { $0.contains(page) }, "\(lines)")
+    #expect(try await HTTPClient.get(page + "healthz").status == 200)
+    let (q, loopbackLines, _) = try Self.launchForLine([])
+    defer {
+      q.terminate()
+      q.waitUntilExit()
+    }
+    #expect(!loopbackLines.contains("open on other devices"), "\(loopbackLines)")
   }
 
   /// With TLS the line says wss:// and https://.
