@@ -1,6 +1,7 @@
 /// One kind of message from one peer under a rate limit, and what its refusals owe: a
-/// `rate_limited` report at most once per 100 ms with the count (what is left goes out with
-/// the next message that passes), so a flood does not buy an error per message; and, once
+/// `rate_limited` report at most once per 100 ms among the refusals, with the count (what is
+/// left goes out with the next message that passes, so a flood gets at most one report per
+/// message it gets through), so a flood does not buy an error per message; and, once
 /// more are refused within 100 ms than the limit allows in a whole second (the peer sends over
 /// about eleven times its rate), a pause in reading the peer until a token is there again
 /// (`Relay.pauseReading`). Frames per source and controls per connection each have one.
