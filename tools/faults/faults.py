@@ -244,14 +244,20 @@ def pump(s, reader, make_batch, seconds, on_message, others=()):
                 break
             if not pending:
                 sent += in_pending
-        for sock, r in everyone:
+        for sock, r in list(everyone):
             if sock not in readable:
                 continue
             try:
                 data = sock.recv(1 << 16)
-            except (BlockingIOError, ConnectionError):
+            except BlockingIOError:
                 continue
+            except ConnectionError:
+                data = b""
             if not data:
+                # Closed by the server: stop reading it (an EOF stays readable for ever).
+                if sock is s:
+                    return sent, time.monotonic() - t0
+                everyone.remove((sock, r))
                 continue
             r.feed(data)
             for op, payload in r.frames():
