@@ -16,9 +16,6 @@ runs touch-load (--sources sources x --rate Hz, one session each, one raw observ
             the server answers the excess with `rate_limited`; one observer reads the session
             and counts what got through. And another (a process of its own, the same nice)
             sending text that is not JSON as fast as the socket takes it: a `bad_json` each.
-            And a third: an observer of a flatcube scene session (its source idle, 20 more
-            observers reading it) sending `control` messages as fast as the socket takes
-            them, each of which the server would otherwise broadcast to every observer.
 Between phases the script snapshots /healthz and /metrics. Prints the table and writes
 tools/faults/results/faults-DATE.json and latest.json.
 """
@@ -83,7 +80,6 @@ class Attack:
         self.stalled = []
         self.flood = None
         self.junk = None
-        self.controls = None
         self.flood_observed = 0
         self.round = round_no
         self.rng = random.Random(round_no)
@@ -106,8 +102,6 @@ class Attack:
                                           preexec_fn=(lambda: os.nice(nice)) if nice else None)
             self.junk = subprocess.Popen([*flood_cmd, "--junk"], stdout=subprocess.PIPE, text=True,
                                          preexec_fn=(lambda: os.nice(nice)) if nice else None)
-            self.controls = subprocess.Popen([*flood_cmd, "--controls"], stdout=subprocess.PIPE, text=True,
-                                             preexec_fn=(lambda: os.nice(nice)) if nice else None)
         targets = {"kill": self.killer, "drop": self.dropper, "flood": self.flood_watcher}
         for target in (t for p, t in targets.items() if p in self.parts):
             t = threading.Thread(target=target, args=(seconds,), daemon=True)
@@ -188,7 +182,6 @@ class Attack:
             t.join(15)
         flood = report_of(self.flood)
         flood["junk"] = report_of(self.junk)
-        flood["controls"] = report_of(self.controls)
         # The stalled observers: still connected (or closed by the server)? Then dropped.
         still = 0
         for s in self.stalled:
@@ -219,140 +212,58 @@ def report_of(process):
         return {"error": str(e)}
 
 
-def pump(s, reader, make_batch, seconds, on_message, others=()):
-    """Sends `make_batch()` on `s` for `seconds`, as fast as the socket takes it, and reads what
-    comes back on `s` and on `others` ((socket, Reader) pairs) all along: `on_message(sock,
-    payload)` for each text message. Non-blocking, so a send the server is not reading never
-    cuts a frame in two, and the answers are read while the sends wait. Returns the batches'
-    messages that were sent whole, and the time taken."""
-    pending, sent, in_pending = b"", 0, 0
-    everyone = [(s, reader), *others]
-    for sock, _ in everyone:
-        sock.setblocking(False)
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < seconds:
-        if not pending:
-            frames = make_batch()
-            pending, in_pending = b"".join(frames), len(frames)
-        readable, writable, _ = select.select([x for x, _ in everyone], [s], [], 0.05)
-        if writable:
-            try:
-                pending = pending[s.send(pending):]
-            except BlockingIOError:
-                pass
-            except OSError:
-                break
-            if not pending:
-                sent += in_pending
-        for sock, r in list(everyone):
-            if sock not in readable:
-                continue
-            try:
-                data = sock.recv(1 << 16)
-            except BlockingIOError:
-                continue
-            except ConnectionError:
-                data = b""
-            if not data:
-                # Closed by the server: stop reading it (an EOF stays readable for ever).
-                if sock is s:
-                    return sent, time.monotonic() - t0
-                everyone.remove((sock, r))
-                continue
-            r.feed(data)
-            for op, payload in r.frames():
-                if op == 0x1:
-                    on_message(sock, payload)
-    return sent, time.monotonic() - t0
-
-
-def answer_counter(errors):
-    """An `on_message` that counts the server's answers by code (or type) into `errors`."""
-    def count(_sock, payload):
-        try:
-            m = json.loads(payload)
-        except ValueError:
-            return
-        key = m.get("code") or m.get("type")
-        errors[key] = errors.get(key, 0) + 1
-        if m.get("type") == "dropped":
-            # The server's own count of the errors it dropped for this source.
-            errors["droppedCount"] = errors.get("droppedCount", 0) + int(m.get("count", 0))
-    return count
-
-
 def flood_main(url, seconds, junk=False):
     """A flooding source (own process): frames in batches, as fast as the socket takes them;
     with `junk`, text that is not JSON instead of frames."""
     host, port = ws.parse_url(url)
     s, rest = ws.connect(host, port, "/v1/source/attack-junk" if junk else "/v1/source/attack-flood")
     s.sendall(ws.text({"type": "hello", "device": {"name": "flood", "width": 400, "height": 800}}))
-    _, reader = wait_welcome(s, rest)
-    seq = 0
-
-    def batch():
-        nonlocal seq
-        out = []
+    wait_welcome(s, rest)
+    s.setblocking(True)
+    s.settimeout(2)
+    reader = ws.Reader()
+    errors = {}
+    seq, sent = 0, 0
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        batch = []
         for _ in range(200):
             seq += 1
             if junk:
-                out.append(ws.encode(0x1, b"not json %d" % seq, zero_mask=True))
+                batch.append(ws.encode(0x1, b"not json %d" % seq, zero_mask=True))
                 continue
             phase = "began" if seq % 120 == 1 else ("ended" if seq % 120 == 0 else "moved")
-            out.append(ws.text({"type": "frame", "seq": seq, "t": seq * 0.5,
-                                "touches": [{"id": 1, "phase": phase, "x": 100 + seq % 200, "y": 300}]},
-                               zero_mask=True))
-        return out
-
-    errors = {}
-    sent, elapsed = pump(s, reader, batch, seconds, answer_counter(errors))
+            batch.append(ws.text({"type": "frame", "seq": seq, "t": seq * 0.5,
+                                  "touches": [{"id": 1, "phase": phase, "x": 100 + seq % 200, "y": 300}]},
+                                 zero_mask=True))
+        try:
+            s.sendall(b"".join(batch))
+        except socket.timeout:
+            continue
+        except OSError:
+            break
+        sent += len(batch)
+        while select.select([s], [], [], 0)[0]:
+            data = s.recv(1 << 16)
+            if not data:
+                break
+            reader.feed(data)
+            for op, payload in reader.frames():
+                if op == 0x1:
+                    try:
+                        m = json.loads(payload)
+                    except ValueError:
+                        continue
+                    key = m.get("code") or m.get("type")
+                    errors[key] = errors.get(key, 0) + 1
+                    if m.get("type") == "dropped":
+                        # The server's own count of the errors it dropped for this source.
+                        errors["droppedCount"] = errors.get("droppedCount", 0) + int(m.get("count", 0))
+    elapsed = time.monotonic() - t0
     ws.close_cleanly(s)
     ru = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"cpuSeconds": round(ru.ru_utime + ru.ru_stime, 2), "framesSent": sent, "seconds": round(elapsed, 2), "framesPerSecond": round(sent / elapsed),
                       "answers": errors}), flush=True)
-
-
-def controls_main(url, seconds, watchers=20):
-    """A control flood (own process): an observer of a flatcube session sends `control` messages
-    as fast as its socket takes them. The server lets 20 a second through (`--max-controls`)
-    and broadcasts each that changes the scene to every observer of the session: its own and
-    `watchers` others, read here. Reports what was sent, the answers, and the `scene` messages
-    a watcher got."""
-    host, port = ws.parse_url(url)
-    session = "attack-scene"
-    src, rest = ws.connect(host, port, f"/v1/source/{session}")
-    src.sendall(ws.text({"type": "hello", "device": {"name": "scene", "width": 400, "height": 800},
-                         "scene": "flatcube"}))
-    wait_welcome(src, rest)
-    readers = []
-    for _ in range(watchers):
-        w, rest = ws.connect(host, port, f"/v1/observe/{session}")
-        _, reader = wait_welcome(w, rest)
-        readers.append((w, reader))
-    s, rest = ws.connect(host, port, f"/v1/observe/{session}")
-    _, reader = wait_welcome(s, rest)
-    # A random value: only a control that changes the scene is broadcast, and under the limit
-    # the passing controls are evenly spaced, so alternating values could all pass alike.
-    rng = random.Random(7)
-    answers, scenes = {}, [0]
-    count = answer_counter(answers)
-
-    def on_message(sock, payload):
-        if sock is s:
-            count(sock, payload)
-        elif payload.startswith(b'{"type":"scene"'):
-            scenes[0] += 1
-
-    sent, elapsed = pump(s, reader, lambda: [ws.text({"type": "control", "recognizeAny": rng.random() < 0.5},
-                                                     zero_mask=True) for _ in range(200)],
-                         seconds, on_message, readers)
-    for sock, _ in [(s, None), *readers, (src, None)]:
-        ws.drop(sock)
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"cpuSeconds": round(ru.ru_utime + ru.ru_stime, 2), "controlsSent": sent,
-                      "seconds": round(elapsed, 2), "controlsPerSecond": round(sent / elapsed),
-                      "answers": answers, "sceneMessagesPerWatcher": round(scenes[0] / max(watchers, 1))}),
-          flush=True)
 
 
 def run_load(ctx, a, server, tag):
@@ -414,11 +325,7 @@ def delta(m0, m1):
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--flood":
-        seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 20
-        if "--controls" in sys.argv:
-            controls_main(sys.argv[2], seconds)
-        else:
-            flood_main(sys.argv[2], seconds, junk="--junk" in sys.argv)
+        flood_main(sys.argv[2], float(sys.argv[4]) if len(sys.argv) > 4 else 20, junk="--junk" in sys.argv)
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
