@@ -28,8 +28,7 @@ struct ListenAddress: Equatable {
   }
 
   static func resolve(_ host: String) throws -> ListenAddress {
-    var name = host
-    if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+    let name = unbracketed(host)
     if name.isEmpty { return ListenAddress(iface: nil, ipv6: true, isLoopback: false) }
     if let v4 = ipv4(name) { return ListenAddress(iface: name, ipv6: false, isLoopback: v4.first == 127) }
     if let v6 = ipv6(name) {
@@ -38,7 +37,8 @@ struct ListenAddress: Equatable {
       return ListenAddress(iface: name, ipv6: true, isLoopback: loopback)
     }
     if if_nametoindex(name) != 0 {
-      return ListenAddress(iface: name, ipv6: true, isLoopback: isLoopbackInterface(name))
+      let loopback = interfaceAddresses().first { $0.name == name }?.loopback ?? false
+      return ListenAddress(iface: name, ipv6: true, isLoopback: loopback)
     }
     let addresses = try lookUp(name)
     guard let first = addresses.first(where: { ipv4($0) != nil }) ?? addresses.first else {
@@ -51,8 +51,7 @@ struct ListenAddress: Equatable {
   /// is, an interface by its address (IPv4 first; `ws://lo:8080` is no URL), every interface as
   /// the wildcard it listens on. IPv6 in brackets.
   func urlHost(given host: String) -> String {
-    var name = host
-    if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+    let name = Self.unbracketed(host)
     guard let iface else { return "[::]" }
     let numeric = Self.ipv4(name) != nil || Self.ipv6(name) != nil
     let shown: String
@@ -64,6 +63,11 @@ struct ListenAddress: Equatable {
       shown = iface
     }
     return Self.ipv6(shown) != nil ? "[\(shown)]" : shown
+  }
+
+  /// `[::1]`, as in a URL, is `::1`.
+  private static func unbracketed(_ host: String) -> String {
+    host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
   }
 
   /// Why binding `port` here fails, as the system says it (nil: it does not), to explain a
@@ -99,25 +103,13 @@ struct ListenAddress: Equatable {
     return withUnsafeBytes(of: a) { Array($0) }
   }
 
-  private static func isLoopbackInterface(_ name: String) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var request = ifreq()
-    withUnsafeMutableBytes(of: &request.ifr_ifrn.ifrn_name) { buffer in
-      for (i, byte) in name.utf8.prefix(buffer.count - 1).enumerated() { buffer[i] = byte }
-    }
-    guard ioctl(fd, UInt(SIOCGIFFLAGS), &request) == 0 else { return false }
-    return Int32(request.ifr_ifru.ifru_flags) & Int32(IFF_LOOPBACK) != 0
-  }
-
   /// For a listener on every interface, the addresses other machines can reach it on: each
   /// up interface's addresses that are neither loopback nor link-local (IPv4 only for an
   /// IPv4-only listener), IPv4 first, IPv6 in brackets. Empty for any other listener.
   func networkHosts() -> [(interface: String, host: String)] {
     guard iface == nil || iface == "0.0.0.0" || iface == "::" else { return [] }
     let usable = Self.interfaceAddresses().filter { a in
-      a.up && !a.loopback && (a.family == AF_INET || (ipv6 && !a.host.lowercased().hasPrefix("fe80")))
+      a.up && !a.loopback && (a.family == AF_INET || (ipv6 && !a.isLinkLocal))
     }
     return (usable.filter { $0.family == AF_INET } + usable.filter { $0.family == AF_INET6 }).map {
       ($0.name, $0.family == AF_INET6 ? "[\($0.host)]" : $0.host)
@@ -130,7 +122,7 @@ struct ListenAddress: Equatable {
     let mine = interfaceAddresses().filter { $0.name == name }
     return
       (mine.first { $0.family == AF_INET }
-      ?? mine.first { $0.family == AF_INET6 && !$0.host.lowercased().hasPrefix("fe80") })?.host
+      ?? mine.first { $0.family == AF_INET6 && !$0.isLinkLocal })?.host
   }
 
   private struct InterfaceAddress {
@@ -139,6 +131,8 @@ struct ListenAddress: Equatable {
     let host: String
     let up: Bool
     let loopback: Bool
+    /// An IPv6 link-local address (fe80::...): a URL would need its zone.
+    var isLinkLocal: Bool { family == AF_INET6 && host.lowercased().hasPrefix("fe80") }
   }
 
   /// Every IPv4 and IPv6 address of this machine's interfaces (`getifaddrs`), numeric.
