@@ -326,10 +326,10 @@ struct TouchRelayCommand: ParsableCommand {
       )
     }
     let url = server.url ?? "ws://\(config.host):\(listeningPort)"
-    let http = (url.hasPrefix("wss:") ? "https" : "http") + url.drop { $0 != ":" }
-    var lines = "touch-relay \(Self.version) listening on \(url) (healthz: \(http)/healthz)\n"
-    // On every interface the line above names no address a phone can use: list them.
     let scheme = url.hasPrefix("wss:") ? "https" : "http"
+    var lines =
+      "touch-relay \(Self.version) listening on \(url) (healthz: \(scheme)\(url.drop { $0 != ":" })/healthz)\n"
+    // On every interface the line above names no address a phone can use: list them.
     for (interface, host) in server.networkHosts {
       lines += "  open on other devices: \(scheme)://\(host):\(listeningPort)/ (\(interface))\n"
     }
