@@ -35,11 +35,24 @@ let package = Package(
     .target(name: "TouchProtocol"),
     // Identity table, recognizers, arena, scenes. Pure Swift, no I/O, no clock.
     .target(name: "GestureEngine", dependencies: ["TouchProtocol"]),
-    // The libwebsockets shell: connections, sessions, fan-out, timers, HTTP.
+    // A cache prefetch hint (header only), for the relay core's engines.
+    .systemLibrary(name: "CPrefetch"),
+    // The relay's rules as a state machine: sessions, sources, observers, admission, fan-out and
+    // drops, rate and flood rules, resume windows, shutdown. Events in, actions out; no I/O,
+    // no clock, no threads, no libwebsockets.
+    .target(
+      name: "RelayCore",
+      dependencies: [
+        "CPrefetch", "TouchProtocol", "GestureEngine",
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    // The server: the libwebsockets driver of the core, HTTP and pages, operations (metrics,
+    // recording).
     .target(
       name: "RelayServer",
       dependencies: [
-        "CLibWebSockets", "CQREncode", "TouchProtocol", "GestureEngine",
+        "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
@@ -90,9 +103,16 @@ let package = Package(
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
     .testTarget(
+      name: "RelayCoreTests",
+      dependencies: [
+        "RelayCore", "TouchProtocol", "GestureEngine", "ConformanceSupport",
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
       name: "RelayServerTests",
       dependencies: [
-        "RelayServer", "TouchProtocol", "GestureEngine", "TouchRelayClient", "ConformanceSupport",
+        "RelayServer", "RelayCore", "TouchProtocol", "GestureEngine", "TouchRelayClient", "ConformanceSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

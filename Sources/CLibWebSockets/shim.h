@@ -8,12 +8,6 @@
 /* LWS_PRE is a macro expression Swift cannot import. */
 static inline size_t tr_lws_pre(void) { return LWS_PRE; }
 
-/* Asks the CPU to start loading `bytes` at `p` into its caches: a hint, never a fault. */
-static inline void tr_prefetch(const void *p, size_t bytes) {
-  const char *c = (const char *)p;
-  for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i);
-}
-
 /* A one-shot timer on the service thread that calls fire(owner).
  * With lws' own poll loop it is an lws_sul. With libev it is an ev_timer on the loop we own:
  * libwebsockets 4.1's libev glue re-arms its single timer with ev_timer_set on an active

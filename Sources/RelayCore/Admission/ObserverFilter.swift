@@ -1,0 +1,50 @@
+import TouchProtocol
+
+/// What an observer asked to receive (`?raw=1&source=ID&gestures=tap,pinch`).
+public struct ObserverFilter: Equatable, Sendable {
+  public var raw = false
+  public var source: String?
+  public var gestures: Set<GestureKind>?
+
+  public init(raw: Bool = false, source: String? = nil, gestures: Set<GestureKind>? = nil) {
+    self.raw = raw
+    self.source = source
+    self.gestures = gestures
+  }
+
+  public static func parse(_ args: [(String, String)]) -> Result<ObserverFilter, RequestTarget.Refusal> {
+    var f = ObserverFilter()
+    for (name, value) in args {
+      switch name {
+      case "raw":
+        guard value == "1" || value == "0" || value == "true" || value == "false" else {
+          return .failure(.badRequest("raw must be 1 or 0"))
+        }
+        f.raw = value == "1" || value == "true"
+      case "source":
+        guard !value.isEmpty, value.utf8.count <= 64 else { return .failure(.badRequest("bad source id")) }
+        f.source = value
+      case "gestures":
+        var set = Set<GestureKind>()
+        for name in value.split(separator: ",") {
+          guard let g = GestureKind(rawValue: String(name)) else {
+            let known = GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
+            return .failure(.badRequest("unknown gesture '\(name.prefix(32))'; known: \(known)"))
+          }
+          set.insert(g)
+        }
+        f.gestures = set
+      case "token":
+        // Checked by the access policy before the upgrade.
+        continue
+      default:
+        return .failure(.badRequest("unknown query parameter '\(name.prefix(32))'"))
+      }
+    }
+    return .success(f)
+  }
+
+  public func wants(source id: String) -> Bool { source == nil || source == id }
+
+  public func wants(_ gesture: GestureKind) -> Bool { gestures?.contains(gesture) ?? true }
+}

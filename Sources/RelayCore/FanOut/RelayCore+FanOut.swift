@@ -1,0 +1,142 @@
+import GestureEngine
+import TouchProtocol
+
+/// Fan-out: each message is encoded once and queued for every peer that wants it. A queue that
+/// is full drops what a later message supersedes (`ObserverQueue`); a peer whose undroppable
+/// messages pile past the hard limit is closed (1008).
+extension RelayCore {
+  func deliver(_ out: EngineOutput, from peer: Peer, origin: Origin) {
+    for e in out.errors { sendError(e, to: peer) }
+    counters.gestureEvents += out.events.count
+    for event in out.events {
+      var o = origin
+      o.t = event.t
+      broadcastGesture(event, origin: o, in: peer.session)
+    }
+    if let scene = out.scene { broadcastScene(scene, source: origin.source, origin: origin, in: peer.session) }
+  }
+
+  func mirror(_ frame: Frame, origin: Origin, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.raw && obs.filter.wants(source: origin.source) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom), headroom: headroom,
+          supersedable: true, origin: origin)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom,
+          supersedable: e.state.isSupersedable, origin: origin)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  /// `origin` is nil for a state no frame caused (a source's first scene).
+  func broadcastScene(_ state: JSONValue, source: String, origin: Origin?, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: source) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.scene(source: source, state: state, origin: origin, headroom: headroom),
+          headroom: headroom, supersedable: true, at: now)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  func broadcastSourceEvent(_ event: String, _ info: SourceInfo, in session: Session) {
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.wants(source: info.id) {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false,
+          at: now)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  func sendError(_ e: ProtocolError, to peer: Peer) {
+    peer.errorsSent += 1
+    counters.error(e.code.rawValue)
+    // Errors to a peer that does not read may be dropped (and counted), never block it.
+    let bytes = ServerMessage.error(e, headroom: headroom)
+    enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: peer.role == .source, at: now), to: peer)
+    erred(peer, at: now)
+  }
+
+  func enqueue(_ m: OutgoingMessage, to peer: Peer) {
+    guard case .open = peer.lifecycle else { return }
+    if peer.queue.push(m) == .overflow {
+      log(.warning, "observer too slow, closing", ["conn": "\(peer.serial)", "queued": "\(peer.queue.count)"])
+      close(peer, .policyViolation, "too slow: \(peer.queue.count) undroppable messages pending", drain: false)
+      return
+    }
+    emit(.output(peer))
+  }
+
+  /// Closes `peer` with `code` once its queue has drained, or as soon as it can be written if
+  /// `drain` is false (what was queued is dropped).
+  func close(_ peer: Peer, _ code: CloseCode, _ reason: String, drain: Bool) {
+    switch peer.lifecycle {
+    case .open, .closing: break
+    case .peerClosed, .closed: return
+    }
+    peer.lifecycle = .closing(code, reason: reason)
+    if !drain {
+      peer.priority.removeAll()
+      peer.queue = ObserverQueue(capacity: 1, hardLimit: 1)
+    }
+    emit(.output(peer))
+  }
+
+  // MARK: - Output
+
+  /// The next message to send to `peer`, if any: a `dropped` notice first when messages were
+  /// dropped since the last one (then, for an observer, a fresh snapshot of every scene it
+  /// follows), then the queue. Counted as sent.
+  public func nextMessage(for peer: Peer) -> OutgoingMessage? {
+    let m = takeMessage(peer)
+    if let m {
+      peer.messagesOut += 1
+      counters.messagesOut += 1
+      counters.bytesOut += m.payloadCount
+    }
+    return m
+  }
+
+  private func takeMessage(_ peer: Peer) -> OutgoingMessage? {
+    let missed = peer.queue.takeDropped()
+    if missed > 0 {
+      if peer.role == .observer {
+        counters.droppedForObservers += missed
+        // After a gap, a fresh snapshot of every scene the observer follows.
+        for s in peer.session.activeSources where peer.filter.wants(source: s.info.id) {
+          guard let scene = s.engine.sceneState else { continue }
+          let bytes = ServerMessage.scene(
+            source: s.info.id, state: scene, origin: s.origin(t: s.lastT, rt: s.lastRT), headroom: headroom)
+          peer.priority.append(OutgoingMessage(bytes, headroom: headroom, supersedable: true, at: now))
+        }
+      } else {
+        counters.droppedForSources += missed
+      }
+      return OutgoingMessage(
+        ServerMessage.dropped(count: missed, headroom: headroom), headroom: headroom, supersedable: false, at: now)
+    }
+    if !peer.priority.isEmpty { return peer.priority.removeFirst() }
+    return peer.queue.pop()
+  }
+}

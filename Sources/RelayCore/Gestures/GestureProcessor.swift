@@ -1,0 +1,21 @@
+import GestureEngine
+import TouchProtocol
+
+/// The server's view of a per-source gesture engine, so `--no-gestures` can swap in the
+/// pass-through without the relay code knowing. A class: reading `nextDeadline` through
+/// `SourceState` after every frame copied a struct engine out of its existential box, a
+/// retain and a release per stored reference (ARCHITECTURE.md, "The gesture processor is a class").
+protocol GestureProcessor: AnyObject {
+  var sceneState: JSONValue? { get }
+  var nextDeadline: Double? { get }
+  func update(hello: Hello) -> EngineOutput
+  /// `scratch` is the relay's one `FrameScratch`, lent to every engine in turn.
+  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput
+  func advance(to t: Double) -> EngineOutput
+  func cancelAll(at t: Double) -> EngineOutput
+  func control(_ c: Control) -> Result<EngineOutput, ProtocolError>
+  /// A frame for this engine just arrived: start loading its state (see `EngineProcessor`).
+  func prefetch()
+  /// The frame is decoded: start loading the buffers the state points to.
+  func prefetchBuffers()
+}

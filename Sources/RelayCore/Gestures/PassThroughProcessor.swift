@@ -1,0 +1,17 @@
+import GestureEngine
+import TouchProtocol
+
+/// `--no-gestures`: the raw mirror only.
+final class PassThroughProcessor: GestureProcessor {
+  var sceneState: JSONValue? { nil }
+  var nextDeadline: Double? { nil }
+  func update(hello: Hello) -> EngineOutput { EngineOutput() }
+  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput { EngineOutput() }
+  func advance(to t: Double) -> EngineOutput { EngineOutput() }
+  func cancelAll(at t: Double) -> EngineOutput { EngineOutput() }
+  func prefetch() {}
+  func prefetchBuffers() {}
+  func control(_ c: Control) -> Result<EngineOutput, ProtocolError> {
+    .failure(ProtocolError(.unknownScene, "the server runs without gestures (--no-gestures): no scene"))
+  }
+}

@@ -1,0 +1,72 @@
+import TouchProtocol
+
+/// One peer of a session: a source or an observer. Its state lives here, its socket with the
+/// driver (`transport`). Touched by the driver's one thread only; the core holds it from
+/// `open` until `closed`.
+public final class Peer: DeadlineQueueItem {
+  public enum Role: String, Sendable {
+    case source, observer
+  }
+
+  public let serial: Int
+  public let role: Role
+  public let session: Session
+  public let filter: ObserverFilter
+  public let openedAt: Double
+  /// The client's address, for the per-address limit and the logs.
+  public let address: String
+  /// The driver's own handle for this peer's connection (unretained; nil with no connection).
+  /// The driver clears it before it lets the handle go.
+  public var transport: UnsafeMutableRawPointer?
+  public internal(set) var lifecycle = PeerLifecycle.open
+  public internal(set) var reading = ReadState.reading
+  // Unchecked exclusivity: see the comment on `RelayCore.actions`.
+  @exclusivity(unchecked) var queue: ObserverQueue
+  /// Sent before the queue: the notices that follow a drop (scene snapshots).
+  @exclusivity(unchecked) var priority: [OutgoingMessage] = []
+  /// Set once the source has said hello.
+  public internal(set) var source: SourceState?
+  /// Where this source's engine deadline sits in the core's `DeadlineQueue`, if it is there.
+  public var deadlineIndex: Int?
+  public internal(set) var messagesIn = 0
+  public internal(set) var messagesOut = 0
+  public internal(set) var errorsSent = 0
+  /// `control` messages per second this peer may send (made at its first control).
+  @exclusivity(unchecked) var controlGate: RateGate?
+  /// Errors sent to this peer in the current window (`RelayCore.erred`).
+  var errorWindow = WindowCount()
+
+  init(
+    serial: Int, role: Role, session: Session, filter: ObserverFilter, queue: ObserverQueue, openedAt: Double,
+    address: String, transport: UnsafeMutableRawPointer?
+  ) {
+    self.serial = serial
+    self.role = role
+    self.session = session
+    self.filter = filter
+    self.queue = queue
+    self.openedAt = openedAt
+    self.address = address
+    self.transport = transport
+  }
+
+  /// Messages are waiting (or a `dropped` notice is owed).
+  public var hasPendingOutput: Bool { !priority.isEmpty || !queue.isEmpty || queue.dropped > 0 }
+
+  /// Messages waiting in its queue.
+  public var queuedCount: Int { queue.count }
+
+  /// Messages dropped from its queue since it opened.
+  public var totalDropped: Int { queue.totalDropped }
+
+  /// The close the server decided on, to send once nothing is left to write.
+  public var closeToSend: (code: CloseCode, reason: String)? {
+    if case .closing(let code, let reason) = lifecycle { return (code, reason) }
+    return nil
+  }
+
+  public var isClosed: Bool {
+    if case .closed = lifecycle { return true }
+    return false
+  }
+}

@@ -1,0 +1,132 @@
+import TouchProtocol
+
+/// How peers end: the peer's own close, the server's decision, the socket going away, and the
+/// shutdown drain.
+extension RelayCore {
+  /// What a peer sent that the driver cannot pass on as a message.
+  public enum Violation: Sendable {
+    /// A binary frame: not part of the protocol (1003).
+    case binary
+    /// A message over `maxMessageBytes` once decompressed (1009).
+    case tooBig
+  }
+
+  /// `peer` sent what the protocol does not allow: it is closed at once (nothing more it sent
+  /// is read, nothing queued for it is sent).
+  public func refuse(_ peer: Peer, _ violation: Violation, at rt: Double) {
+    now = rt
+    guard case .open = peer.lifecycle else { return }
+    stopReading(peer)
+    switch violation {
+    case .binary:
+      close(peer, .unsupportedData, "binary frames are not part of \(protocolName)", drain: false)
+    case .tooBig:
+      close(peer, .messageTooBig, "message larger than \(configuration.limits.maxMessageBytes) bytes", drain: false)
+    }
+  }
+
+  /// `peer` sent a close frame with `code` (if it had one): its library answers it; nothing more
+  /// is queued for it.
+  public func peerSentClose(_ peer: Peer, code: UInt16?) {
+    switch peer.lifecycle {
+    case .open: peer.lifecycle = .peerClosed(code: code, serverClose: nil)
+    case .closing(let ours, _): peer.lifecycle = .peerClosed(code: code, serverClose: ours)
+    case .peerClosed, .closed: break
+    }
+  }
+
+  /// `peer`'s connection is gone: tell everyone who needs to know, and forget it.
+  public func closed(_ peer: Peer, at rt: Double) {
+    now = rt
+    let peerCode: UInt16?
+    let counted: UInt16?
+    switch peer.lifecycle {
+    case .closed: return
+    case .open:
+      peerCode = nil
+      counted = nil
+    case .closing(let ours, _):
+      peerCode = nil
+      counted = ours.rawValue
+    case .peerClosed(let code, let ours):
+      peerCode = code
+      counted = ours?.rawValue ?? code
+    }
+    peer.lifecycle = .closed
+    if configuration.record, peer.role == .source { emit(.record(peer, .close(peerCode: peerCode, rt: rt))) }
+    counters.close(counted)
+    let session = peer.session
+    switch peer.role {
+    case .observer:
+      session.observers.removeAll { $0 === peer }
+    case .source:
+      session.sources.removeAll { $0 === peer }
+      if let state = peer.source {
+        disarm(peer, state)
+        // The device time of the close, estimated from the latest frame's clock offset.
+        let t = max(state.clockOffset.map { rt - $0 } ?? state.lastT, state.lastT)
+        let out = state.engine.cancelAll(at: t)
+        deliver(out, from: peer, origin: state.origin(t: t, rt: rt))
+        // A clean close (1000) is a goodbye; anything else may be a dropped network.
+        if peerCode == 1000 || stopping {
+          broadcastSourceEvent("left", state.info, in: session)
+        } else {
+          session.departed[state.info.id] = DepartedSource(
+            info: state.info, deadline: rt + configuration.resumeWindow * 1000)
+          planSweep()
+        }
+      }
+    }
+    log(
+      .info, "connection closed",
+      [
+        "conn": "\(peer.serial)", "role": "\(peer.role.rawValue)", "session": "\(session.name)",
+        "in": "\(peer.messagesIn)", "out": "\(peer.messagesOut)", "errors": "\(peer.errorsSent)",
+        "dropped": "\(peer.queue.totalDropped)", "peerClose": "\(peerCode.map(String.init) ?? "none")",
+      ])
+    peer.source = nil
+    peer.transport = nil
+    peers[ObjectIdentifier(peer)] = nil
+    if let n = peersByAddress[peer.address] {
+      peersByAddress[peer.address] = n > 1 ? n - 1 : nil
+    }
+    if session.isEmpty { sessions[session.name] = nil }
+    if stopping && peers.isEmpty { finish() }
+  }
+
+  // MARK: - Shutdown
+
+  /// Stop: no new peers; every peer drains its queue, then gets 1001; whatever is still open
+  /// when `drainTimeout` is over is cut.
+  public func requestShutdown(at rt: Double) {
+    now = rt
+    guard !stopping else { return }
+    stopping = true
+    log(.info, "shutting down", ["connections": "\(peers.count)"])
+    for peer in peers.values {
+      close(peer, .goingAway, "server shutting down", drain: true)
+    }
+    if peers.isEmpty {
+      finish()
+    } else {
+      drainDeadline = rt + configuration.drainTimeout * 1000
+    }
+  }
+
+  /// At the drain deadline, anything still open is cut; the driver stops right after.
+  func drainDeadlinePassed() {
+    drainDeadline = nil
+    if !peers.isEmpty {
+      log(.warning, "drain deadline passed, cutting connections", ["open": "\(peers.count)"])
+      for peer in peers.values { emit(.kill(peer)) }
+    }
+    finish()
+  }
+
+  private func finish() {
+    guard !finished else { return }
+    finished = true
+    drainDeadline = nil
+    emit(.finished)
+  }
+}

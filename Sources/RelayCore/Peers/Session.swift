@@ -1,0 +1,19 @@
+/// The peers of one session name. Created when the first peer joins, freed when the last
+/// leaves (a source inside its resume window still counts, so observers get its `left`).
+public final class Session {
+  public let name: String
+  /// In join order, so `welcome` lists sources the same way every time.
+  public internal(set) var sources: [Peer] = []
+  public internal(set) var observers: [Peer] = []
+  /// Sources that dropped without a clean close and may still resume, by source id.
+  public internal(set) var departed: [String: DepartedSource] = [:]
+
+  init(name: String) {
+    self.name = name
+  }
+
+  public var isEmpty: Bool { sources.isEmpty && observers.isEmpty && departed.isEmpty }
+
+  /// Sources that have said hello, as observers see them.
+  public var activeSources: [SourceState] { sources.compactMap { $0.source } }
+}

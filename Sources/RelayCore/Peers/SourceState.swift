@@ -1,0 +1,35 @@
+import TouchProtocol
+
+/// A source peer's protocol state once it has said hello.
+public final class SourceState {
+  public internal(set) var info: SourceInfo
+  // Unchecked exclusivity: see the comment on `RelayCore.actions`.
+  @exclusivity(unchecked) var validator = SourceValidator()
+  let engine: any GestureProcessor
+  /// Server ms minus device ms on the latest frame: maps engine deadlines to server time.
+  var clockOffset: Double?
+  public internal(set) var lastSeq: Int64 = 0
+  public internal(set) var lastT: Double = 0
+  public internal(set) var lastRT: Double = 0
+  /// The engine deadline (device time) the core's `DeadlineQueue` holds for it, if any.
+  var armedDeadline: Double?
+
+  /// Frames per second allowed from this source, and the `seq` of the last it refused (named
+  /// in the `rate_limited` error).
+  @exclusivity(unchecked) var frameGate: RateGate
+  var lastRateLimitedSeq: Int64 = 0
+
+  init(info: SourceInfo, engine: any GestureProcessor, frameGate: RateGate) {
+    self.info = info
+    self.engine = engine
+    self.frameGate = frameGate
+  }
+
+  /// The scene's current state, if the source runs one.
+  public var sceneState: JSONValue? { engine.sceneState }
+
+  /// The origin stamped on messages caused by this source without a new frame.
+  func origin(t: Double, rt: Double) -> Origin {
+    Origin(source: info.id, seq: lastSeq, t: t, rt: rt)
+  }
+}

@@ -1,0 +1,324 @@
+import GestureEngine
+import Logging
+import TouchProtocol
+
+/// The relay's rules as a state machine: who may connect, which peers a session has, what each
+/// observer gets and what it loses when it falls behind, how a flood is throttled, how long a
+/// dropped source may come back, how shutdown drains. It does no I/O, reads no clock and starts
+/// no thread: a driver (libwebsockets in `RelayServer`, a recording's replay, later a cluster
+/// bus or a TUIO socket) tells it what happened and when, and carries out what it asks for.
+///
+/// Events are its methods (`admit`, `open`, `receive`, `refuse`, `peerSentClose`, `closed`,
+/// `tick`, `requestShutdown`, ...), each with the server time it happened at (milliseconds on
+/// the driver's monotonic clock). What to do comes back as `RelayAction`s, collected in one
+/// reused list the driver takes with `drainActions` once its callback is done; a peer's bytes
+/// to send are pulled with `nextMessage(for:)` when the driver can write to it. The same
+/// events at the same times always give the same actions and bytes.
+public final class RelayCore {
+  public let configuration: Configuration
+  let decoder: MessageDecoder
+  var headroom: Int { configuration.headroom }
+  // @exclusivity(unchecked) on the properties the per-frame path mutates in place: Swift checks
+  // each such access of a class property at run time (ARCHITECTURE.md, "Exclusivity"), and
+  // these are reached from the driver's one thread only, in accesses that never overlap.
+  /// What the driver is to do, in order (reused: see `drainActions`).
+  @exclusivity(unchecked) var actions: [RelayAction] = []
+  @exclusivity(unchecked) private var draining: [RelayAction] = []
+  /// Lent to every source's engine in turn, so its lists stay in the cache (see `FrameScratch`).
+  @exclusivity(unchecked) private var frameScratch = FrameScratch()
+  /// Plain counters for `/metrics`, read by the driver when scraped.
+  @exclusivity(unchecked) public internal(set) var counters = RelayCounters()
+  /// Times one frame in `RelayCounters.engineTimeSampling` in the engine, when set (the one
+  /// place the core meets a clock, lent by the driver for a metric; nothing decided depends on it).
+  public var engineTiming: (any EngineTiming)?
+  /// The server time of the event being handled.
+  public internal(set) var now: Double
+  public let startedAt: Double
+
+  public internal(set) var sessions: [String: Session] = [:]
+  /// Strong references to every open peer, until `closed`.
+  public internal(set) var peers: [ObjectIdentifier: Peer] = [:]
+  private var nextSerial = 1
+  /// Open peers per client address, for the per-address limit.
+  var peersByAddress: [String: Int] = [:]
+  /// Tokens and origins; replaced with `replaceAccess` (SIGHUP).
+  public internal(set) var access: AccessPolicy
+  private var nextSourceNumber = 1
+  /// A recording's replay gives the recorded source its recorded id.
+  public var fixedSourceID: String?
+  /// Shutdown was requested: no new peers; every peer drains, then closes with 1001.
+  public internal(set) var stopping = false
+  /// Shutdown is complete; `.finished` was emitted.
+  public internal(set) var finished = false
+  /// When the shutdown drain ends, while it runs.
+  var drainDeadline: Double?
+
+  /// The sources' engine deadlines, in server ms (see `DeadlineQueue`).
+  @exclusivity(unchecked) var deadlines = DeadlineQueue<Peer>()
+  /// Flooding peers whose reading is paused, and when the first of them is due back.
+  var pausedReaders: [Peer] = []
+  var resumeAt: Double?
+  /// When the earliest departed source's resume window ends.
+  var sweepAt: Double?
+  /// The wake-up the driver was last asked for (`.wake`), until it fires.
+  var wakeAt: Double?
+
+  public init(configuration: Configuration, access: AccessPolicy = AccessPolicy(), at rt: Double) {
+    self.configuration = configuration
+    self.access = access
+    decoder = MessageDecoder(limits: configuration.limits)
+    now = rt
+    startedAt = rt
+  }
+
+  public var peerCount: Int { peers.count }
+
+  // MARK: - Actions
+
+  func emit(_ action: RelayAction) { actions.append(action) }
+
+  /// Hands every pending action to `body`, in order, and forgets them; actions that `body`'s
+  /// own calls into the core cause are handed over in the same call.
+  public func drainActions(_ body: (RelayAction) -> Void) {
+    while !actions.isEmpty {
+      swap(&actions, &draining)
+      for action in draining { body(action) }
+      draining.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Actions are waiting to be taken with `drainActions`.
+  public var hasPendingActions: Bool { !actions.isEmpty }
+
+  func log(_ level: Logger.Level, _ message: String, _ metadata: @autoclosure () -> Logger.Metadata = [:]) {
+    guard level >= configuration.logLevel else { return }
+    emit(.log(LogLine(level: level, message: message, metadata: metadata())))
+  }
+
+  // MARK: - Opening
+
+  /// A new peer, admitted (see `admit`). `transport` is the driver's own handle for it (nil
+  /// for a peer with no connection: a replayed recording's, a source from another transport).
+  @discardableResult
+  public func open(
+    _ target: RequestTarget, address: String, transport: UnsafeMutableRawPointer? = nil, at rt: Double
+  ) -> Peer {
+    now = rt
+    let session = sessions[target.sessionName] ?? newSession(target.sessionName)
+    let role: Peer.Role
+    let filter: ObserverFilter
+    let queue: ObserverQueue
+    switch target {
+    case .observer(_, let f):
+      role = .observer
+      filter = f
+      queue = ObserverQueue(
+        capacity: configuration.limits.observerQueue,
+        hardLimit: configuration.limits.observerQueue * configuration.essentialOverflowFactor)
+    case .source:
+      role = .source
+      filter = ObserverFilter()
+      // A source only gets its welcome and errors; old errors make way for new ones.
+      queue = ObserverQueue(
+        capacity: configuration.maxPendingErrors, hardLimit: configuration.maxPendingErrors * 2)
+    }
+    let peer = Peer(
+      serial: nextSerial, role: role, session: session, filter: filter, queue: queue, openedAt: rt,
+      address: address, transport: transport)
+    nextSerial += 1
+    peers[ObjectIdentifier(peer)] = peer
+    peersByAddress[address, default: 0] += 1
+    switch role {
+    case .source:
+      session.sources.append(peer)
+      if configuration.record { emit(.record(peer, .opened(session: session.name, serial: peer.serial, rt: rt))) }
+    case .observer:
+      session.observers.append(peer)
+      sendObserverWelcome(peer)
+    }
+    log(
+      .info, "connection open",
+      ["conn": "\(peer.serial)", "role": "\(role.rawValue)", "session": "\(session.name)", "peer": "\(address)"])
+    return peer
+  }
+
+  private func newSession(_ name: String) -> Session {
+    let s = Session(name: name)
+    sessions[name] = s
+    return s
+  }
+
+  private func sendObserverWelcome(_ peer: Peer) {
+    let sources = peer.session.activeSources.filter { peer.filter.wants(source: $0.info.id) }
+    let scenes = sources.compactMap { s in s.engine.sceneState.map { (source: s.info.id, state: $0) } }
+    let bytes = ServerMessage.observerWelcome(
+      session: peer.session.name, sources: sources.map(\.info), scenes: scenes, limits: configuration.limits,
+      serverTime: now, headroom: headroom)
+    enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: false, at: now), to: peer)
+  }
+
+  // MARK: - Receiving
+
+  /// One complete text message from `peer`, received at server time `rt`.
+  public func receive(_ bytes: UnsafeRawBufferPointer, from peer: Peer, at rt: Double) {
+    now = rt
+    peer.messagesIn += 1
+    counters.messagesIn += 1
+    counters.bytesIn += bytes.count
+    if configuration.record, peer.role == .source { emit(.record(peer, .message(Array(bytes), rt: rt))) }
+    peer.source?.engine.prefetch()
+    switch decoder.decode(bytes) {
+    case .failure(let e):
+      sendError(e, to: peer)
+    case .success(let message):
+      switch (peer.role, message) {
+      case (.source, _):
+        handleSource(message, from: peer, rt: rt)
+      case (.observer, .control(let c)):
+        guard admitsControl(from: peer, at: rt) else { return }
+        handleObserverControl(c, from: peer, rt: rt)
+      case (.observer, _):
+        sendError(ProtocolError(.notAllowed, "observers may only send 'control'"), to: peer)
+      }
+    }
+  }
+
+  private func handleSource(_ message: ClientMessage, from peer: Peer, rt: Double) {
+    let state = peer.source
+    var validator = state?.validator ?? SourceValidator()
+    if let rejection = validator.accept(message) { return sendError(rejection, to: peer) }
+    if case .hello(let hello) = message, let refusal = configuration.sceneRefusal(hello) {
+      return sendError(refusal, to: peer)
+    }
+    state?.validator = validator
+    switch message {
+    case .hello(let hello):
+      if let state {
+        state.info.device = hello.device
+        state.info.scene = hello.scene
+        let out = state.engine.update(hello: hello)
+        broadcastSourceEvent("updated", state.info, in: peer.session)
+        deliver(out, from: peer, origin: state.origin(t: state.lastT, rt: rt))
+      } else {
+        join(peer, hello: hello, validator: validator, rt: rt)
+      }
+    case .frame(let frame):
+      guard let state else { return }
+      // A refused frame has advanced the validator's state, as any frame the source sent; the
+      // engine treats fingers missing from the next frame as cancelled.
+      guard admitsFrame(frame, from: peer, state, at: rt) else { return }
+      state.lastSeq = frame.seq
+      state.lastT = frame.t
+      state.lastRT = rt
+      state.clockOffset = rt - frame.t
+      let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
+      state.engine.prefetchBuffers()
+      mirror(frame, origin: origin, in: peer.session)
+      counters.framesIn += 1
+      // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record
+      // cost about a tenth of what the engine itself costs per frame.
+      let timing = counters.framesIn % RelayCounters.engineTimeSampling == 1 ? engineTiming : nil
+      let started = timing?.start() ?? 0
+      let out = state.engine.process(frame, scratch: &frameScratch)
+      timing?.stop(started: started)
+      deliver(out, from: peer, origin: origin)
+      arm(peer, state)
+    case .control(let c):
+      guard let state, admitsControl(from: peer, at: rt) else { return }
+      applyControl(c, to: peer, state: state, rt: rt, requester: peer)
+    }
+  }
+
+  private func handleObserverControl(_ c: Control, from peer: Peer, rt: Double) {
+    let candidates = peer.session.sources.filter { $0.source != nil }
+    let target: Peer?
+    if let id = c.source {
+      target = candidates.first { $0.source?.info.id == id }
+    } else if candidates.count == 1 {
+      target = candidates.first
+    } else {
+      target = nil
+    }
+    guard let target, let state = target.source else {
+      let why =
+        c.source.map { "no source '\($0.prefix(64))' in this session" }
+        ?? "name the source: the session has \(candidates.count) sources"
+      return sendError(ProtocolError(.unknownSource, why), to: peer)
+    }
+    applyControl(c, to: target, state: state, rt: rt, requester: peer)
+  }
+
+  private func applyControl(_ c: Control, to source: Peer, state: SourceState, rt: Double, requester: Peer) {
+    switch state.engine.control(c) {
+    case .failure(let e): sendError(e, to: requester)
+    case .success(let out):
+      deliver(out, from: source, origin: state.origin(t: state.lastT, rt: rt))
+      arm(source, state)
+    }
+  }
+
+  private func join(_ peer: Peer, hello: Hello, validator: SourceValidator, rt: Double) {
+    let session = peer.session
+    var resumed = false
+    let id: String
+    if let wanted = hello.resume, session.departed.removeValue(forKey: wanted) != nil {
+      id = wanted
+      resumed = true
+      planSweep()
+    } else if let fixed = fixedSourceID {
+      id = fixed
+    } else {
+      id = "s\(nextSourceNumber)"
+      nextSourceNumber += 1
+    }
+    let engine = configuration.makeProcessor(for: hello)
+    let state = SourceState(
+      info: SourceInfo(id: id, device: hello.device, scene: hello.scene), engine: engine,
+      frameGate: RateGate(perSecond: Double(configuration.limits.maxFramesPerSecond), now: rt))
+    state.validator = validator
+    state.lastRT = rt
+    peer.source = state
+    if configuration.record { emit(.record(peer, .joined(source: id))) }
+    let welcome = ServerMessage.sourceWelcome(
+      session: session.name, source: id, resumed: resumed, limits: configuration.limits, serverTime: rt,
+      headroom: headroom)
+    enqueue(OutgoingMessage(welcome, headroom: headroom, supersedable: false, at: rt), to: peer)
+    broadcastSourceEvent(resumed ? "rejoined" : "joined", state.info, in: session)
+    if let scene = state.engine.sceneState {
+      broadcastScene(scene, source: id, origin: nil, in: session)
+    }
+  }
+
+  // MARK: - Access
+
+  /// New tokens (the tokens file re-read on SIGHUP). Open peers keep their connections.
+  public func replaceAccess(_ policy: AccessPolicy) {
+    access = policy
+  }
+
+  // MARK: - Health
+
+  /// `/healthz`: status, uptime at `rt`, and how many sessions and peers there are.
+  public func healthJSON(at rt: Double) -> [UInt8] {
+    var w = JSONWriter()
+    let observers = sessions.values.reduce(0) { $0 + $1.observers.count }
+    let sources = sessions.values.reduce(0) { $0 + $1.sources.count }
+    w.beginObject()
+    w.key("status")
+    w.string(stopping ? "stopping" : "ok")
+    w.key("protocol")
+    w.string(protocolName)
+    w.key("uptime")
+    w.number(((rt - startedAt) / 10).rounded() / 100)
+    w.key("sessions")
+    w.int(Int64(sessions.count))
+    w.key("connections")
+    w.int(Int64(peers.count))
+    w.key("sources")
+    w.int(Int64(sources))
+    w.key("observers")
+    w.int(Int64(observers))
+    w.endObject()
+    return w.bytes
+  }
+}

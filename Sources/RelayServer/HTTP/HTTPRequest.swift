@@ -1,0 +1,11 @@
+/// A plain HTTP GET on the server's port, as the routes see it.
+struct HTTPRequest {
+  var path: String
+  var args: [(String, String)]
+  /// The `Host` header, if any.
+  var host: String?
+  /// Whether it came over TLS.
+  var isTLS = false
+
+  func arg(_ name: String) -> String? { args.first { $0.0 == name }?.1 }
+}

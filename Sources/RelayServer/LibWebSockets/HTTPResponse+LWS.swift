@@ -1,0 +1,34 @@
+import CLibWebSockets
+import RelayCore
+
+/// Writing an `HTTPResponse` on a wsi, whole, in one go. lws' own header helpers can emit an
+/// HTTP/1.0 status line, which some clients reject, so the status line is ours.
+extension HTTPResponse {
+  /// On every answer: no MIME sniffing, and no Referer, as a page's URL may carry `?token=`.
+  static let securityHeaders = "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
+  /// On pages: their own scripts, styles and images only, WebSockets, and no framing by
+  /// other sites (a framed pad could be steered by the framing page).
+  static let pageHeaders =
+    "Content-Security-Policy: default-src 'self'; connect-src 'self' ws: wss:; img-src 'self'; object-src 'none'; "
+    + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'\r\nX-Frame-Options: DENY\r\n"
+
+  /// Writes the response; false if the connection failed.
+  func send(on wsi: OpaquePointer) -> Bool {
+    let headroom = Int(tr_lws_pre())
+    // Nothing is cached unless the route says otherwise.
+    let cache = headers.contains { $0.0.lowercased() == "cache-control" } ? "" : "Cache-Control: no-store\r\n"
+    let extra = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
+    let page = contentType.hasPrefix("text/html") ? Self.pageHeaders : ""
+    let head =
+      "HTTP/1.1 \(status) \(reasonPhrase)\r\nContent-Type: \(contentType)\r\n"
+      + "Content-Length: \(body.count)\r\n\(cache)\(Self.securityHeaders)\(page)\(extra)\r\n"
+    var buffer = [UInt8](repeating: 0, count: headroom)
+    buffer.append(contentsOf: head.utf8)
+    buffer.append(contentsOf: body)
+    let count = buffer.count - headroom
+    return buffer.withUnsafeMutableBytes { raw in
+      let p = raw.baseAddress!.advanced(by: headroom).assumingMemoryBound(to: UInt8.self)
+      return lws_write(wsi, p, count, LWS_WRITE_HTTP) >= 0
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import CLibWebSockets
+import RelayCore
+
+/// Writing: a peer's pending messages leave in one `lws_write` where possible.
+extension LWSDriver {
+  /// A batching peer is written when the current callback ends (`flushWrites`) rather than
+  /// from a writable callback: that round trip through the event loop cost two `epoll_ctl`
+  /// calls and an event per delivery (ARCHITECTURE.md, "Written when the callback ends").
+  /// Deflate peers and closes still go through the writable callback.
+  func requestWrite(_ link: LWSPeer) {
+    guard link.write != .awaitingWritable, !link.peer.isClosed else { return }
+    if link.batchesWrites, link.peer.closeToSend == nil {
+      if link.write == .idle {
+        link.write = .queuedForFlush
+        toFlush.append(link)
+      }
+      return
+    }
+    link.write = .awaitingWritable
+    lws_callback_on_writable(link.wsi)
+  }
+
+  /// Writes what the callback that is ending queued for batching peers. lws' `lws_write` may
+  /// be called outside the peer's own writable callback: what the socket does not take it
+  /// keeps (in order) and sends when the socket drains. A peer with such bytes left over
+  /// waits for its writable callback, so a slow reader holds at most one batch in lws.
+  ///
+  /// A callback that queued for more than `directWriteLimit` peers (a frame fanned out to
+  /// many observers) leaves them to their writable callbacks: written at once, a busy server
+  /// would send each frame to each observer separately and fall behind, while writable
+  /// callbacks batch whatever piled up meanwhile (ARCHITECTURE.md, "Written when the callback
+  /// ends").
+  func flushWrites() {
+    while !toFlush.isEmpty {
+      swap(&toFlush, &flushing)
+      defer { flushing.removeAll(keepingCapacity: true) }
+      let direct = flushing.count <= Self.directWriteLimit
+      for link in flushing {
+        guard link.write == .queuedForFlush else { continue }
+        link.write = .idle
+        switch link.peer.lifecycle {
+        case .open, .closing: break
+        case .peerClosed, .closed: continue
+        }
+        guard direct, link.peer.closeToSend == nil, lws_partial_buffered(link.wsi) == 0 else {
+          link.write = .awaitingWritable
+          lws_callback_on_writable(link.wsi)
+          continue
+        }
+        switch writeBatch(link) {
+        case .failed:
+          // The socket is broken; lws closes it (LWS_CALLBACK_CLOSED follows).
+          lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        case .wrote:
+          if link.peer.hasPendingOutput { requestWrite(link) }
+        case .nothing:
+          break
+        }
+      }
+    }
+  }
+
+  /// LWS_CALLBACK_SERVER_WRITEABLE: at most one lws_write per call. Without
+  /// permessage-deflate that one write carries every pending message (up to
+  /// `writeBatchBytes`) as consecutive frames; with it, lws compresses one message per write.
+  /// Once nothing is left, the close the core decided on, if any.
+  func writable(_ link: LWSPeer) -> Int32 {
+    link.write = .idle
+    link.inFlight = nil
+    let peer = link.peer
+    var wrote = false
+    if link.batchesWrites {
+      switch writeBatch(link) {
+      case .failed: return -1
+      case .wrote: wrote = true
+      case .nothing: break
+      }
+    } else if let m = core.nextMessage(for: peer) {
+      let n = lws_write(
+        link.wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
+        m.payloadCount, LWS_WRITE_TEXT)
+      if n < 0 { return -1 }
+      link.inFlight = m
+      delivered(m, at: writeTime())
+      wrote = true
+    }
+    if wrote {
+      if peer.hasPendingOutput || peer.closeToSend != nil { requestWrite(link) }
+      return 0
+    }
+    if let (code, reason) = peer.closeToSend {
+      var bytes = Array(reason.utf8.prefix(123))
+      lws_close_reason(link.wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
+      return -1
+    }
+    return 0
+  }
+
+  /// See `flushWrites`.
+  static let directWriteLimit = 32
+
+  enum BatchWrite { case nothing, wrote, failed }
+
+  /// Packs the peer's pending messages (up to `writeBatchBytes`) into one `lws_write`.
+  private func writeBatch(_ link: LWSPeer) -> BatchWrite {
+    batch.removeAll()
+    defer { batched.removeAll(keepingCapacity: true) }
+    while batch.byteCount < config.writeBatchBytes, let m = core.nextMessage(for: link.peer) {
+      m.withPayload { batch.appendText($0) }
+      batched.append(m)
+    }
+    guard batch.frameCount > 0 else { return .nothing }
+    // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
+    if lws_write(link.wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return .failed }
+    let now = writeTime()
+    // A frame's `touches` and the gestures it completed share their cause (`createdAt`) and
+    // this write: they are one delivery for the latency histogram, not one per message.
+    var cause = Int64.min
+    for m in batched {
+      delivered(m, at: now, timed: m.createdAt != cause)
+      cause = m.createdAt
+    }
+    return .wrote
+  }
+
+  /// When a write happened, for the latency histogram: no clock reading without metrics.
+  private func writeTime() -> Int64 { config.metrics ? MonotonicClock.nanoseconds() : 0 }
+
+  /// `now`: when it was written (`writeTime()`; one reading serves a whole batch).
+  private func delivered(_ m: OutgoingMessage, at now: Int64, timed: Bool = true) {
+    if config.metrics && timed { metrics.deliveryLatency.recordNanoseconds(now - m.createdAt) }
+  }
+}

@@ -1,0 +1,184 @@
+import CLibWebSockets
+import Logging
+import RelayCore
+import TouchProtocol
+
+/// The libwebsockets driver of the relay core: lws callbacks become core events, core actions
+/// become `lws_write`s, `lws_rx_flow_control`, closes and timers. Owned by the service thread;
+/// nothing here is touched from any other thread. It decides nothing about the protocol: only
+/// how and when bytes reach the sockets.
+final class LWSDriver {
+  let config: RelayConfiguration
+  let core: RelayCore
+  let logger: Logger
+  let metrics: RelayMetrics
+  let routes: HTTPRoutes
+  let headroom = Int(tr_lws_pre())
+  /// Shared by every batched write (one at a time, on the service thread).
+  let batch: FrameBatch
+  // @exclusivity(unchecked) on the properties the per-frame path mutates in place: Swift checks
+  // each such access of a class property at run time (ARCHITECTURE.md, "Exclusivity"), and
+  // these are reached from the service thread only, in accesses that never overlap.
+  /// The messages in `batch`, for the latency histogram once its write succeeded (reused).
+  @exclusivity(unchecked) var batched: [OutgoingMessage] = []
+  /// Batching peers with messages queued during the current callback (see `flushWrites`),
+  /// and the list being flushed (both reused).
+  @exclusivity(unchecked) var toFlush: [LWSPeer] = []
+  @exclusivity(unchecked) var flushing: [LWSPeer] = []
+  var context: OpaquePointer?
+  weak var server: RelayServer?
+  /// Set once the core has finished shutting down; the service loop then exits.
+  private(set) var finished = false
+  /// Wakes the service loop out of an event library's run call when `finished` is set.
+  var onFinished: (() -> Void)?
+  /// `--record`: each recording source's file.
+  private var recorders: [ObjectIdentifier: SourceRecorder] = [:]
+  /// The wake-up the core asked for (`RelayAction.wake`).
+  private(set) var wakeTimer: RelayTimer!
+  /// With libev only: see `heartbeat()`.
+  private(set) var heartbeatTimer: RelayTimer!
+  /// With libev: ticks the core on every loop iteration, before the loop waits.
+  private(set) var loopHook: LoopHook?
+  /// Our libev loop with --event-loop libev, nil with lws' poll loop.
+  let eventLoop: UnsafeMutableRawPointer?
+
+  init(config: RelayConfiguration, access: AccessPolicy, logger: Logger, eventLoop: UnsafeMutableRawPointer?) {
+    self.config = config
+    self.logger = logger
+    self.eventLoop = eventLoop
+    var rules = config.coreConfiguration
+    rules.headroom = Int(tr_lws_pre())
+    rules.logLevel = logger.logLevel
+    core = RelayCore(configuration: rules, access: access, at: MonotonicClock.nowMs())
+    metrics = RelayMetrics()
+    if config.metrics { core.engineTiming = EngineStopwatch(metrics.engineTime) }
+    routes = HTTPRoutes(core: core, config: config, metrics: metrics)
+    batch = FrameBatch(headroom: Int(tr_lws_pre()))
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    wakeTimer = RelayTimer(loop: eventLoop, owner: me, fire: coreWakeFired)
+    heartbeatTimer = RelayTimer(loop: eventLoop, owner: me, fire: heartbeatFired)
+    if let eventLoop { loopHook = LoopHook(loop: eventLoop, owner: me, fire: loopWillWait) }
+  }
+
+  func now() -> Double { MonotonicClock.nowMs() }
+
+  /// libwebsockets 4.1's libev glue can leave its own timers (ping, idle hang-up, timeouts)
+  /// armed late; waking its event pipe once a second makes it service whatever is due.
+  func heartbeat() {
+    guard eventLoop != nil, let context, !finished else { return }
+    lws_cancel_service(context)
+    heartbeatTimer.schedule(context, afterMilliseconds: 1000)
+  }
+
+  /// Before the loop waits (every iteration with libev; after each `lws_service` on the poll
+  /// loop): fires what the core has due and writes what that queued.
+  func tickIfDue() {
+    guard core.nextDue != nil else { return }
+    // Also asks for the next wake-up when nothing is due yet.
+    core.tick(at: now())
+    if core.hasPendingActions { performActions() }
+  }
+
+  func wakeFired() {
+    core.wakeFired(at: now())
+    performActions()
+  }
+
+  // MARK: - Carrying out the core's actions
+
+  /// Carries out what the core asked for, then writes what was queued for batching peers.
+  /// Runs when every callback (or timer) that reached the core ends.
+  func performActions() {
+    repeat {
+      core.drainActions(perform)
+      flushWrites()
+    } while core.hasPendingActions
+  }
+
+  private func perform(_ action: RelayAction) {
+    switch action {
+    case .output(let peer):
+      if let link = LWSPeer.of(peer) { requestWrite(link) }
+    case .pauseReading(let peer):
+      if let link = LWSPeer.of(peer) { lws_rx_flow_control(link.wsi, 0) }
+    case .resumeReading(let peer):
+      if let link = LWSPeer.of(peer) { lws_rx_flow_control(link.wsi, 1) }
+    case .kill(let peer):
+      if let link = LWSPeer.of(peer) { lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
+    case .wake(let at):
+      if let context { wakeTimer.schedule(context, afterMilliseconds: at - core.now) }
+    case .finished:
+      finish()
+    case .log(let line):
+      logger.log(level: line.level, "\(line.message)", metadata: line.metadata)
+    case .record(let peer, let entry):
+      record(entry, of: peer)
+    }
+  }
+
+  private func finish() {
+    guard !finished else { return }
+    finished = true
+    onFinished?()
+    if let context { lws_cancel_service(context) }
+  }
+
+  private func record(_ entry: RecordEntry, of peer: Peer) {
+    let key = ObjectIdentifier(peer)
+    switch entry {
+    case .opened(let session, let serial, let rt):
+      guard let dir = config.recordDirectory else { return }
+      recorders[key] = SourceRecorder(
+        directory: dir, session: session, serial: serial, config: core.configuration, rt: rt, logger: logger)
+    case .joined(let source): recorders[key]?.joined(source: source)
+    case .message(let bytes, let rt): recorders[key]?.message(bytes, rt: rt)
+    case .timer(let deadline, let rt): recorders[key]?.timer(deadline: deadline, rt: rt)
+    case .close(let code, let rt):
+      recorders[key]?.close(peerCode: code, rt: rt)
+      recorders[key] = nil
+    }
+  }
+
+  // MARK: - Operations
+
+  /// After SIGHUP: re-reads the tokens file; a bad file keeps the tokens in force.
+  func checkReload() {
+    guard server?.takeReloadRequest() == true, let path = config.tokensFile else { return }
+    do {
+      var policy = core.access
+      policy.sessions = try TokensFile.loadSessionTokens(path: path)
+      core.replaceAccess(policy)
+      logger.notice("tokens reloaded", metadata: ["file": "\(path)", "sessions": "\(policy.sessions.count)"])
+    } catch {
+      logger.error("tokens not reloaded, keeping the previous ones", metadata: ["error": "\(error)"])
+    }
+  }
+
+  /// Called on the service thread after any `lws_cancel_service`.
+  func checkStop() {
+    guard server?.isStopRequested == true, !core.stopping else { return }
+    core.requestShutdown(at: now())
+  }
+}
+
+/// Timer callbacks: each gets back the unretained driver that owns the timer.
+func coreWakeFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  Unmanaged<LWSDriver>.fromOpaque(owner).takeUnretainedValue().wakeFired()
+}
+
+func loopWillWait(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  Unmanaged<LWSDriver>.fromOpaque(owner).takeUnretainedValue().tickIfDue()
+}
+
+func heartbeatFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  Unmanaged<LWSDriver>.fromOpaque(owner).takeUnretainedValue().heartbeat()
+}
+
+/// The driver a wsi belongs to, from its context's user pointer.
+func driverOf(_ wsi: OpaquePointer) -> LWSDriver? {
+  guard let ctx = lws_get_context(wsi), let user = lws_context_user(ctx) else { return nil }
+  return Unmanaged<LWSDriver>.fromOpaque(user).takeUnretainedValue()
+}

@@ -1,0 +1,38 @@
+import CLibWebSockets
+import RelayCore
+
+/// The driver's side of one WebSocket: its wsi, what is owed to lws for writing, and the
+/// message being reassembled from fragments. The core's `Peer` points here through
+/// `transport`; the wsi's opaque user data holds the reference from LWS_CALLBACK_ESTABLISHED
+/// to LWS_CALLBACK_CLOSED.
+final class LWSPeer {
+  let wsi: OpaquePointer
+  let peer: Peer
+  /// Pending messages leave together, one send per write (see `FrameBatch`); false when
+  /// permessage-deflate may be in use, where lws must frame each message itself.
+  let batchesWrites: Bool
+  var write = WriteState.idle
+  /// The message last handed to lws_write with deflate; kept alive until the next writable
+  /// callback, as lws compresses from it.
+  var inFlight: OutgoingMessage?
+  /// Bytes of the message being reassembled from fragments.
+  // Unchecked exclusivity: see the comment on `LWSDriver.batched`.
+  @exclusivity(unchecked) var rx: [UInt8] = []
+
+  init(wsi: OpaquePointer, peer: Peer, batchesWrites: Bool) {
+    self.wsi = wsi
+    self.peer = peer
+    self.batchesWrites = batchesWrites
+  }
+
+  /// The driver's peer behind a core peer, while its connection is open.
+  static func of(_ peer: Peer) -> LWSPeer? {
+    peer.transport.map { Unmanaged<LWSPeer>.fromOpaque($0).takeUnretainedValue() }
+  }
+
+  /// The driver's peer of a wsi, from its opaque user data.
+  static func of(_ wsi: OpaquePointer) -> LWSPeer? {
+    guard let raw = lws_get_opaque_user_data(wsi) else { return nil }
+    return Unmanaged<LWSPeer>.fromOpaque(raw).takeUnretainedValue()
+  }
+}

@@ -1,0 +1,303 @@
+import CLibWebSockets
+import Dispatch
+import Foundation
+import Logging
+import RelayCore
+import Synchronization
+import TouchProtocol
+
+/// The TouchRelay server: a libwebsockets context serviced by one thread of its own.
+/// `start` returns once it listens; `requestStop` may be called from any thread (it reaches
+/// the service thread only through `lws_cancel_service`); `wait` blocks until it has stopped.
+public final class RelayServer: Sendable {
+  public enum StartError: Error, CustomStringConvertible {
+    case cannotListen(host: String, port: Int, why: String)
+    case badConfiguration(String)
+
+    public var description: String {
+      switch self {
+      case .cannotListen(let host, let port, let why):
+        return "cannot listen on \(host.contains(":") ? "[\(host)]" : host):\(port): \(why)"
+      case .badConfiguration(let why):
+        return why
+      }
+    }
+  }
+
+  public let configuration: RelayConfiguration
+  private let logger: Logger
+  private let stopRequested = Atomic<Bool>(false)
+  private let reloadRequested = Atomic<Bool>(false)
+  /// The context as an address, guarded so `lws_cancel_service` never races its destruction.
+  private let contextAddress = Mutex<UInt>(0)
+  private let listening = Mutex<Int?>(nil)
+  private let address = Mutex<ListenAddress?>(nil)
+  private let initialPolicy = Mutex(AccessPolicy())
+  private let finished = DispatchSemaphore(value: 0)
+
+  public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
+    self.configuration = configuration
+    self.logger = logger
+  }
+
+  /// The port it listens on, once started.
+  public var port: Int? { listening.withLock { $0 } }
+
+  /// Once started: whether only this machine can connect (`--host` a loopback address or
+  /// interface, or a name that resolved to one).
+  public var listensOnLoopbackOnly: Bool { address.withLock { $0?.isLoopback ?? false } }
+
+  /// Once started: the base of its URLs, `ws://HOST:PORT` (`wss://` with TLS), with a host a
+  /// client can use (see `ListenAddress.urlHost`).
+  public var url: String? {
+    guard let port, let a = address.withLock({ $0 }) else { return nil }
+    return "\(configuration.tlsCertificate == nil ? "ws" : "wss")://\(a.urlHost(given: configuration.host)):\(port)"
+  }
+
+  /// Once started on every interface (`0.0.0.0`, `::`): the addresses other machines can
+  /// reach it on, with their interfaces (see `ListenAddress.networkHosts`). Empty otherwise.
+  public var networkHosts: [(interface: String, host: String)] {
+    address.withLock { $0 }?.networkHosts() ?? []
+  }
+
+  /// Creates the context on a new service thread and returns the port it listens on.
+  @discardableResult
+  public func start() throws -> Int {
+    // Checked here so a bad file is a clear start-up error rather than a silent open door.
+    var policy = AccessPolicy()
+    policy.sourceToken(configuration.sourceToken)
+    policy.observerToken(configuration.observerToken)
+    policy.allowedOrigins = configuration.allowedOrigins.map(Set.init)
+    if let path = configuration.tokensFile {
+      do {
+        policy.sessions = try TokensFile.loadSessionTokens(path: path)
+      } catch {
+        throw StartError.badConfiguration("\(error)")
+      }
+    }
+    if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
+      throw StartError.badConfiguration("TLS needs both a certificate and a key")
+    }
+    let listenAddress: ListenAddress
+    do {
+      listenAddress = try ListenAddress.resolve(configuration.host)
+    } catch {
+      throw StartError.badConfiguration("\(error)")
+    }
+    address.withLock { $0 = listenAddress }
+    initialPolicy.withLock { $0 = policy }
+    let ready = DispatchSemaphore(value: 0)
+    let thread = Thread { [self] in
+      self.serviceThread(ready: ready, address: listenAddress)
+    }
+    thread.name = "lws-service"
+    thread.start()
+    ready.wait()
+    guard let port = port else {
+      finished.wait()
+      let why =
+        listenAddress.bindError(port: configuration.port)
+        ?? (configuration.tlsCertificate != nil
+          ? "libwebsockets could not set up TLS with --cert and --key (are both PEM files, and is the key the certificate's?)"
+          : "libwebsockets could not create the listener (its log line above says why)")
+      throw StartError.cannotListen(host: configuration.host, port: configuration.port, why: why)
+    }
+    return port
+  }
+
+  /// Asks the service thread to shut down: drain observers, close with 1001, exit.
+  public func requestStop() {
+    stopRequested.store(true, ordering: .releasing)
+    contextAddress.withLock { address in
+      if let ctx = OpaquePointer(bitPattern: address) { lws_cancel_service(ctx) }
+    }
+  }
+
+  /// Asks the service thread to re-read the tokens file (SIGHUP).
+  public func requestReload() {
+    reloadRequested.store(true, ordering: .releasing)
+    contextAddress.withLock { address in
+      if let ctx = OpaquePointer(bitPattern: address) { lws_cancel_service(ctx) }
+    }
+  }
+
+  func takeReloadRequest() -> Bool {
+    reloadRequested.exchange(false, ordering: .acquiringAndReleasing)
+  }
+
+  /// Blocks until the service thread has finished.
+  public func wait() {
+    finished.wait()
+    finished.signal()
+  }
+
+  public func stop() {
+    requestStop()
+    wait()
+  }
+
+  var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+
+  // MARK: - The service thread
+
+  private func serviceThread(ready: DispatchSemaphore, address: ListenAddress) {
+    let resources = ContextResources(configuration: configuration, address: address)
+    defer {
+      // Last: the relay (and every timer on the loop) is gone by now.
+      resources.release()
+      finished.signal()
+    }
+    serve(resources, ready: ready)
+  }
+
+  private func serve(_ resources: ContextResources, ready: DispatchSemaphore) {
+    let driver = LWSDriver(
+      config: configuration, access: initialPolicy.withLock { $0 }, logger: logger, eventLoop: resources.eventLoop)
+    var info = lws_context_creation_info()
+    info.port = Int32(configuration.port)
+    info.iface = UnsafePointer(resources.iface)
+    info.protocols = UnsafePointer(resources.protocols)
+    if configuration.compression { info.extensions = UnsafePointer(resources.extensions) }
+    info.retry_and_idle_policy = UnsafePointer(resources.retryPolicy)
+    info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+    // Without it a listener lws cannot open is parked for later, and the context starts
+    // listening nowhere.
+    info.options |= UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
+    // See `ListenAddress`.
+    if !resources.ipv6 { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+    if resources.certificate != nil {
+      info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+      info.ssl_cert_filepath = UnsafePointer(resources.certificate)
+      info.ssl_private_key_filepath = UnsafePointer(resources.key)
+      // HTTP/1.1 only: our plain HTTP answers are written as HTTP/1.1, and WebSockets over
+      // HTTP/2 are not offered.
+      info.alpn = UnsafePointer(resources.alpn)
+    }
+    if configuration.eventLoop == .libev {
+      guard resources.eventLoop != nil else {
+        logger.error("libev could not create an epoll loop")
+        ready.signal()
+        return
+      }
+      info.options |= UInt64(LWS_SERVER_OPTION_LIBEV)
+      info.foreign_loops = UnsafeMutablePointer(resources.foreignLoops)
+    }
+    info.user = Unmanaged.passUnretained(driver).toOpaque()
+    info.count_threads = 1
+    // Each open connection is one fd; let lws size its table for the process limit.
+    info.fd_limit_per_thread = 0
+    lws_set_log_level(configuration.libwebsocketsLogLevel, nil)
+    guard let context = lws_create_context(&info) else {
+      ready.signal()
+      return
+    }
+    driver.context = context
+    driver.server = self
+    if let loop = resources.eventLoop {
+      // The loop's run call returns only when broken; `finished` is set on this thread.
+      driver.onFinished = { tr_ev_break(loop) }
+      driver.heartbeat()
+    }
+    let vhost = lws_get_vhost_by_name(context, "default")
+    let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
+    contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
+    listening.withLock { $0 = port }
+    ready.signal()
+    // A stop requested before the context existed found nothing to cancel.
+    if isStopRequested {
+      driver.checkStop()
+      driver.performActions()
+    }
+    while !driver.finished {
+      if lws_service(context, 0) < 0 { break }
+      // lws' poll loop runs one wait per call; libev's runs until broken and ticks the core
+      // itself (`LWSDriver.loopHook`).
+      if resources.eventLoop == nil { driver.tickIfDue() }
+    }
+    contextAddress.withLock { $0 = 0 }
+    // The driver's timers and loop hook go before the scheduler they are linked into; the
+    // peers leave the core as lws closes their connections in the destroy.
+    driver.heartbeatTimer.cancel()
+    driver.wakeTimer.cancel()
+    driver.loopHook?.stop()
+    lws_context_destroy(context)
+    driver.context = nil
+    logger.info("stopped")
+  }
+}
+
+/// C memory libwebsockets reads for the context's lifetime.
+private final class ContextResources {
+  let iface: UnsafeMutablePointer<CChar>?
+  let ipv6: Bool
+  let protocolName: UnsafeMutablePointer<CChar>
+  let protocols: UnsafeMutablePointer<lws_protocols>
+  let extensionName: UnsafeMutablePointer<CChar>
+  let extensionOffer: UnsafeMutablePointer<CChar>
+  let extensions: UnsafeMutablePointer<lws_extension>
+  let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+  /// The libev loop we own with --event-loop libev, and the one-entry array lws reads it from.
+  let eventLoop: UnsafeMutableRawPointer?
+  let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+
+  let alpn = strdup("http/1.1")!
+  let certificate: UnsafeMutablePointer<CChar>?
+  let key: UnsafeMutablePointer<CChar>?
+
+  init(configuration c: RelayConfiguration, address: ListenAddress) {
+    certificate = c.tlsCertificate.map { strdup($0) }
+    key = c.tlsKey.map { strdup($0) }
+    eventLoop = c.eventLoop == .libev ? tr_ev_loop_new() : nil
+    foreignLoops = .allocate(capacity: 1)
+    foreignLoops.initialize(to: eventLoop)
+    iface = address.iface.map { strdup($0) }
+    ipv6 = address.ipv6
+    protocolName = strdup(TouchProtocol.protocolName)
+    protocols = .allocate(capacity: 2)
+    // The first protocol also serves plain HTTP and peers that ask for no subprotocol.
+    var p = lws_protocols()
+    p.name = UnsafePointer(protocolName)
+    p.callback = relayCallback
+    p.per_session_data_size = 0
+    p.rx_buffer_size = 16 * 1024
+    protocols.initialize(to: p)
+    (protocols + 1).initialize(to: lws_protocols())
+    extensionName = strdup("permessage-deflate")
+    extensionOffer = strdup("permessage-deflate; client_no_context_takeover; client_max_window_bits")
+    extensions = .allocate(capacity: 2)
+    var e = lws_extension()
+    e.name = UnsafePointer(extensionName)
+    e.callback = lws_extension_callback_pm_deflate
+    e.client_offer = UnsafePointer(extensionOffer)
+    extensions.initialize(to: e)
+    (extensions + 1).initialize(to: lws_extension())
+    retryPolicy = .allocate(capacity: 1)
+    var r = lws_retry_bo_t()
+    r.secs_since_valid_ping = c.pingInterval
+    r.secs_since_valid_hangup = c.idleTimeout
+    retryPolicy.initialize(to: r)
+  }
+
+  func release() {
+    free(iface)
+    free(alpn)
+    free(certificate)
+    free(key)
+    free(protocolName)
+    free(extensionName)
+    free(extensionOffer)
+    protocols.deallocate()
+    extensions.deallocate()
+    retryPolicy.deallocate()
+    foreignLoops.deallocate()
+    // After lws_context_destroy: lws has stopped all its watchers on it.
+    if let eventLoop { tr_ev_loop_destroy(eventLoop) }
+  }
+}
+
+extension RelayConfiguration {
+  /// libwebsockets' own log lines: errors always, more only when debugging.
+  var libwebsocketsLogLevel: Int32 {
+    verboseLibwebsockets ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR
+  }
+}

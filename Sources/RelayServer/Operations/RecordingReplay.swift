@@ -1,0 +1,88 @@
+import Foundation
+import RelayCore
+import TouchProtocol
+
+/// Replays a `--record` file offline through the same `RelayCore` the server runs, with the
+/// recorded server times, and returns what an observer of the session received (without its
+/// `welcome`), one JSON message per element: byte for byte what observers got live.
+public enum RecordingReplay {
+  public struct Failure: Error, CustomStringConvertible {
+    public let line: Int
+    public let why: String
+    public var description: String { "line \(line): \(why)" }
+  }
+
+  /// `raw` includes the `touches` mirror, as for an observer that connected with `?raw=1`.
+  public static func replay(_ text: String, raw: Bool = true) throws -> [String] {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+    guard let first = lines.first, let header = try? object(first),
+      header["type"] as? String == "recording"
+    else {
+      throw Failure(line: 1, why: "not a touch-relay recording (no header line)")
+    }
+    guard header["version"] as? Int == 1 else {
+      throw Failure(line: 1, why: "unsupported recording version \(header["version"] ?? "none")")
+    }
+    var config = RelayCore.Configuration()
+    config.gestures = header["gestures"] as? Bool ?? true
+    if let l = header["limits"] as? [String: Any] {
+      config.limits.maxMessageBytes = l["maxMessageBytes"] as? Int ?? config.limits.maxMessageBytes
+      config.limits.maxTouchesPerFrame = l["maxTouchesPerFrame"] as? Int ?? config.limits.maxTouchesPerFrame
+      config.limits.maxFingers = l["maxFingers"] as? Int ?? config.limits.maxFingers
+      config.limits.maxDepth = l["maxDepth"] as? Int ?? config.limits.maxDepth
+      // The rate limit decides which frames reach the engine: replay it as it was live.
+      config.limits.maxFramesPerSecond = l["maxFramesPerSecond"] as? Int ?? config.limits.maxFramesPerSecond
+      config.limits.maxControlsPerSecond = l["maxControlsPerSecond"] as? Int ?? config.limits.maxControlsPerSecond
+    }
+    // Each line parsed once, numbered as in the file.
+    let records = try lines.enumerated().dropFirst().map {
+      (number: $0.offset + 1, record: try object($0.element, $0.offset + 1), text: $0.element)
+    }
+    config.limits.observerQueue = Int.max / 8
+    let session = header["session"] as? String ?? "replay"
+    let start = header["rt"] as? Double ?? 0
+
+    config.logLevel = .critical
+    let core = RelayCore(configuration: config, at: start)
+    let observer = core.open(.observer(session: session, filter: ObserverFilter(raw: raw)), address: "replay", at: start)
+    _ = core.nextMessage(for: observer)  // its welcome
+    let source = core.open(.source(session: session), address: "replay", at: start)
+    // One recording is one connection: at most one join, whose id the replay gives the source.
+    core.fixedSourceID = records.lazy.compactMap { $0.record["joined"] as? String }.first
+    var out: [String] = []
+    var lastRT = start
+    // The peers and their session hold each other until closed (as in the server); closing
+    // them once the output is taken lets the replay's core go.
+    defer {
+      core.closed(source, at: lastRT)
+      core.closed(observer, at: lastRT)
+    }
+    for (number, record, line) in records {
+      if record["joined"] != nil { continue }
+      guard let rt = record["rt"] as? Double else { throw Failure(line: number, why: "no rt") }
+      lastRT = rt
+      if let message = record["in"] as? String {
+        let bytes = Array(message.utf8)
+        bytes.withUnsafeBytes { core.receive($0, from: source, at: rt) }
+      } else if let deadline = record["timer"] as? Double {
+        core.timerFired(source, deadline: deadline, at: rt)
+      } else if record.keys.contains("close") {
+        core.peerSentClose(source, code: (record["close"] as? Int).map { UInt16($0) })
+        core.closed(source, at: rt)
+      } else {
+        throw Failure(line: number, why: "unknown record \(line.prefix(80))")
+      }
+      // The driver's actions (writes, pauses, wake-ups) have no socket to act on here.
+      core.drainActions { _ in }
+      while let m = core.nextMessage(for: observer) { out.append(m.text) }
+    }
+    return out
+  }
+
+  private static func object(_ line: Substring, _ number: Int = 1) throws -> [String: Any] {
+    guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+      throw Failure(line: number, why: "not a JSON object")
+    }
+    return o
+  }
+}

@@ -1,0 +1,90 @@
+import Metrics
+import Prometheus
+import RelayCore
+
+/// The server's metrics, through swift-metrics onto a Prometheus registry of this server's
+/// own (not the process-wide bootstrap, so several servers in one process stay apart).
+/// The counters are the core's plain integers (`RelayCounters`), handed to swift-metrics at each
+/// scrape: the hot path pays an integer add, not an atomic and a lock.
+final class RelayMetrics {
+  let registry = PrometheusCollectorRegistry()
+  private let factory: PrometheusMetricsFactory
+
+  private var published: [String: Int] = [:]
+  private var counters: [String: Metrics.Counter] = [:]
+
+  private let connectionsGauge: [Peer.Role: Metrics.Gauge]
+  private let sessionsGauge: Metrics.Gauge
+  private let queuedGauge: Metrics.Gauge
+  private let deepestQueueGauge: Metrics.Gauge
+  /// Arrival of a frame (or timer) to the write that delivered what it caused to an observer:
+  /// one observation per write and cause, however many messages the cause produced.
+  let deliveryLatency: Metrics.Timer
+  /// Time in the gesture engine per frame, for one frame in `RelayCounters.engineTimeSampling`
+  /// (the 1st, 17th, ... frame the server takes in).
+  let engineTime: Metrics.Timer
+
+  init() {
+    var f = PrometheusMetricsFactory(registry: registry)
+    let micro: [Duration] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000].map { .microseconds($0) }
+    let milli: [Duration] = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000].map {
+      .microseconds(Int($0 * 1000))
+    }
+    f.durationHistogramBuckets = [
+      "touchrelay_engine_duration_seconds": micro, "touchrelay_delivery_latency_seconds": milli,
+    ]
+    factory = f
+    connectionsGauge = [
+      .source: Metrics.Gauge(label: "touchrelay_connections", dimensions: [("role", "source")], factory: f),
+      .observer: Metrics.Gauge(label: "touchrelay_connections", dimensions: [("role", "observer")], factory: f),
+    ]
+    sessionsGauge = Metrics.Gauge(label: "touchrelay_sessions", factory: f)
+    queuedGauge = Metrics.Gauge(label: "touchrelay_observer_queued_messages", factory: f)
+    deepestQueueGauge = Metrics.Gauge(label: "touchrelay_observer_queue_deepest", factory: f)
+    deliveryLatency = Metrics.Timer(label: "touchrelay_delivery_latency_seconds", factory: f)
+    engineTime = Metrics.Timer(label: "touchrelay_engine_duration_seconds", factory: f)
+  }
+
+  /// Publishes everything and renders the Prometheus text format.
+  func scrape(_ core: RelayCore) -> [UInt8] {
+    var sources = 0
+    var observers = 0
+    var queued = 0
+    var deepest = 0
+    for session in core.sessions.values {
+      sources += session.sources.count
+      observers += session.observers.count
+      for o in session.observers {
+        queued += o.queuedCount
+        deepest = max(deepest, o.queuedCount)
+      }
+    }
+    connectionsGauge[.source]?.record(sources)
+    connectionsGauge[.observer]?.record(observers)
+    sessionsGauge.record(core.sessions.count)
+    let c = core.counters
+    queuedGauge.record(queued)
+    deepestQueueGauge.record(deepest)
+    publish("touchrelay_frames_in_total", [], c.framesIn)
+    publish("touchrelay_messages_in_total", [], c.messagesIn)
+    publish("touchrelay_bytes_in_total", [], c.bytesIn)
+    publish("touchrelay_messages_out_total", [], c.messagesOut)
+    publish("touchrelay_bytes_out_total", [], c.bytesOut)
+    publish("touchrelay_gesture_events_total", [], c.gestureEvents)
+    publish("touchrelay_dropped_messages_total", [("role", "observer")], c.droppedForObservers)
+    publish("touchrelay_dropped_messages_total", [("role", "source")], c.droppedForSources)
+    publish("touchrelay_read_pauses_total", [], c.readPauses)
+    for (code, n) in c.errors { publish("touchrelay_errors_total", [("code", code)], n) }
+    for (code, n) in c.closes { publish("touchrelay_closes_total", [("code", code)], n) }
+    return registry.emitToBuffer()
+  }
+
+  private func publish(_ name: String, _ dims: [(String, String)], _ total: Int) {
+    let key = name + dims.map { "|\($0.0)=\($0.1)" }.joined()
+    let counter = counters[key] ?? Metrics.Counter(label: name, dimensions: dims, factory: factory)
+    counters[key] = counter
+    let delta = total - published[key, default: 0]
+    if delta > 0 { counter.increment(by: delta) }
+    published[key] = total
+  }
+}

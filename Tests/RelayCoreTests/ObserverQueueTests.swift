@@ -1,0 +1,90 @@
+import Testing
+
+@testable import RelayCore
+
+@Suite struct ObserverQueueTests {
+  func message(_ tag: UInt8, supersedable: Bool) -> OutgoingMessage {
+    OutgoingMessage([tag], headroom: 0, supersedable: supersedable, at: 0)
+  }
+
+  func drain(_ q: inout ObserverQueue) -> [UInt8] {
+    var out: [UInt8] = []
+    while let m = q.pop() { out.append(m.bytes[0]) }
+    return out
+  }
+
+  @Test func keepsOrderWhileThereIsRoom() {
+    var q = ObserverQueue(capacity: 4, hardLimit: 8)
+    for i in 0..<4 { #expect(q.push(message(UInt8(i), supersedable: i % 2 == 0)) == .queued) }
+    #expect(drain(&q) == [0, 1, 2, 3])
+    #expect(q.takeDropped() == 0)
+  }
+
+  @Test func dropsTheOldestSupersedableFirstAndCountsIt() {
+    var q = ObserverQueue(capacity: 3, hardLimit: 6)
+    _ = q.push(message(1, supersedable: false))
+    _ = q.push(message(2, supersedable: true))
+    _ = q.push(message(3, supersedable: true))
+    #expect(q.push(message(4, supersedable: false)) == .queuedWithDrops)
+    #expect(q.push(message(5, supersedable: true)) == .queuedWithDrops)
+    #expect(drain(&q) == [1, 4, 5])
+    #expect(q.takeDropped() == 2)
+    #expect(q.takeDropped() == 0)
+    #expect(q.totalDropped == 2)
+  }
+
+  @Test func essentialMessagesAreNeverDroppedOnlyOverflowAtTheHardLimit() {
+    var q = ObserverQueue(capacity: 2, hardLimit: 4)
+    for i in 0..<4 { #expect(q.push(message(UInt8(i), supersedable: false)) != .overflow) }
+    // A supersedable newcomer is the one that goes when nothing older may.
+    #expect(q.push(message(9, supersedable: true)) == .queuedWithDrops)
+    #expect(q.push(message(5, supersedable: false)) == .overflow)
+    #expect(drain(&q) == [0, 1, 2, 3])
+    #expect(q.takeDropped() == 1)
+  }
+
+  @Test func aQueueNobodyPopsHoldsBoundedMemory() {
+    // A stalled observer: 100,000 messages in, none out; one in 50 essential.
+    var q = ObserverQueue(capacity: 4, hardLimit: 64)
+    var essentials: [UInt8] = []
+    var mostHeld = 0
+    for i in 0..<100_000 {
+      let essential = i % 50 == 0 && essentials.count < 60
+      if essential { essentials.append(UInt8(truncatingIfNeeded: i / 50)) }
+      let tag = essential ? UInt8(truncatingIfNeeded: i / 50) : 255
+      #expect(q.push(message(tag, supersedable: !essential)) != .overflow)
+      mostHeld = max(mostHeld, q.heldSlots)
+    }
+    #expect(mostHeld <= 2 * 64 + 1, "\(mostHeld) slots held")
+    // The essentials in order, then the newest supersedable ones up to the capacity (none:
+    // the essentials alone fill it).
+    #expect(drain(&q) == essentials)
+    #expect(q.takeDropped() == 100_000 - essentials.count)
+  }
+
+  @Test func survivesLongRunsWithCompaction() {
+    var q = ObserverQueue(capacity: 8, hardLimit: 16)
+    var expected: [UInt8] = []
+    var got: [UInt8] = []
+    for i in 0..<10_000 {
+      let essential = i % 7 == 0
+      _ = q.push(message(UInt8(i % 251), supersedable: !essential))
+      if essential { expected.append(UInt8(i % 251)) }
+      if i % 3 == 0, let m = q.pop() { got.append(m.bytes[0]) }
+    }
+    got += drain(&q)
+    // Every essential message arrives, in order, whatever was dropped around it.
+    var it = got.makeIterator()
+    for e in expected {
+      var found = false
+      while let g = it.next() {
+        if g == e {
+          found = true
+          break
+        }
+      }
+      #expect(found, "essential \(e) missing")
+    }
+    #expect(q.isEmpty)
+  }
+}

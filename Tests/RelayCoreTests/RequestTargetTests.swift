@@ -1,0 +1,39 @@
+import Testing
+
+@testable import RelayCore
+
+@Suite struct RequestTargetTests {
+  @Test func parsesRolesAndFilters() {
+    #expect(RequestTarget.parse(path: "/v1/source/demo", args: []) == .success(.source(session: "demo")))
+    let target = RequestTarget.parse(
+      path: "/v1/observe/demo", args: [("raw", "1"), ("source", "s2"), ("gestures", "tap,pinch")])
+    guard case .success(.observer(let session, let filter)) = target else {
+      Issue.record("not an observer: \(target)")
+      return
+    }
+    #expect(session == "demo")
+    #expect(filter.raw)
+    #expect(filter.source == "s2")
+    #expect(filter.gestures == [.tap, .pinch])
+    #expect(filter.wants(.tap) && !filter.wants(.pan))
+    #expect(filter.wants(source: "s2") && !filter.wants(source: "s1"))
+  }
+
+  @Test func refusesWhatItDoesNotKnow() {
+    #expect(
+      RequestTarget.parse(path: "/v1/source/a b", args: [])
+        == .failure(.badRequest("session names match [A-Za-z0-9_-]{1,64}")))
+    #expect(RequestTarget.parse(path: "/v1/source/", args: []).isFailure)
+    #expect(RequestTarget.parse(path: "/v1/source/a/b", args: []) == .failure(.notFound))
+    #expect(RequestTarget.parse(path: "/v1/spy/a", args: []) == .failure(.notFound))
+    #expect(RequestTarget.parse(path: "/v1/observe/a", args: [("gestures", "tap,wave")]).isFailure)
+    #expect(!RequestTarget.parse(path: "/v1/observe/a", args: [("token", "x")]).isFailure)
+  }
+}
+
+extension Result {
+  var isFailure: Bool {
+    if case .failure = self { return true }
+    return false
+  }
+}
