@@ -1,0 +1,66 @@
+import ConformanceSupport
+import RelayCore
+import Testing
+import TouchProtocol
+
+/// Who may connect: tokens and origins first, the same answer whether the session exists or
+/// not; then the limits, per server.
+@Suite struct AdmissionTests {
+  @Test func tokensAreCheckedPerRoleAndTheAnswerDoesNotDependOnTheSession() throws {
+    var access = AccessPolicy()
+    access.sourceToken("s3cret")
+    access.observerToken("watch")
+    let h = CoreHarness(access: access)
+    let src = RequestTarget.source(session: "a")
+    #expect(h.core.admit(src, address: "x", token: nil, origin: nil)?.status == 401)
+    #expect(h.core.admit(src, address: "x", token: "watch", origin: nil)?.status == 403)
+    #expect(h.core.admit(src, address: "x", token: "s3cret", origin: nil) == nil)
+    let obs = RequestTarget.observer(session: "a", filter: ObserverFilter())
+    let before = h.core.admit(obs, address: "x", token: "nope", origin: nil)
+    _ = h.core.open(src, address: "x", at: 0)
+    let after = h.core.admit(obs, address: "x", token: "nope", origin: nil)
+    #expect(before?.status == 403)
+    #expect(before?.body == after?.body && before?.status == after?.status)
+  }
+
+  @Test func originsOutsideTheListAreRefused() {
+    var access = AccessPolicy()
+    access.allowedOrigins = ["https://screen.example"]
+    let h = CoreHarness(access: access)
+    let obs = RequestTarget.observer(session: "a", filter: ObserverFilter())
+    #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://evil.example")?.status == 403)
+    #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://screen.example") == nil)
+    // Non-browser clients send no Origin.
+    #expect(h.core.admit(obs, address: "x", token: nil, origin: nil) == nil)
+  }
+
+  @Test func eachLimitRefusesWith503AndSaysWhich() {
+    let h = CoreHarness {
+      $0.limits.maxConnections = 4
+      $0.limits.maxConnectionsPerAddress = 2
+      $0.limits.maxSessions = 2
+      $0.limits.maxObserversPerSession = 1
+    }
+    let obs = { (s: String) in RequestTarget.observer(session: s, filter: ObserverFilter()) }
+    h.core.open(obs("a"), address: "1.1.1.1", at: 0)
+    #expect(h.core.admit(obs("a"), address: "2.2.2.2", token: nil, origin: nil)?.text.contains("observers") == true)
+    h.core.open(.source(session: "a"), address: "1.1.1.1", at: 0)
+    #expect(h.core.admit(.source(session: "a"), address: "1.1.1.1", token: nil, origin: nil)?.text.contains("one address") == true)
+    h.core.open(obs("b"), address: "2.2.2.2", at: 0)
+    #expect(h.core.admit(obs("c"), address: "3.3.3.3", token: nil, origin: nil)?.text.contains("sessions") == true)
+    h.core.open(.source(session: "b"), address: "3.3.3.3", at: 0)
+    let full = h.core.admit(.source(session: "a"), address: "4.4.4.4", token: nil, origin: nil)
+    #expect(full?.status == 503)
+    #expect(full?.text.contains("too many connections (4)") == true)
+  }
+
+  @Test func aStoppingServerRefusesEveryUpgrade() {
+    let h = CoreHarness()
+    h.core.requestShutdown(at: 0)
+    #expect(h.core.admit(.source(session: "a"), address: "x", token: nil, origin: nil)?.status == 503)
+  }
+}
+
+extension HTTPResponse {
+  var text: String { String(decoding: body, as: UTF8.self) }
+}

@@ -1,0 +1,89 @@
+import ConformanceSupport
+import RelayCore
+import Testing
+import TouchProtocol
+
+/// How peers end: what a peer sent that closes it at once, and the shutdown drain.
+@Suite struct ClosingTests {
+  @Test func binaryAndOversizedMessagesCloseAtOnceAndStopReading() throws {
+    let h = CoreHarness { $0.limits.maxMessageBytes = 64 }
+    let (a, _) = try h.source("s", at: 0)
+    let (b, _) = try h.source("s", address: "10.9.9.9", at: 0)
+    _ = h.takeActions()
+    h.core.refuse(a, .binary, at: 1)
+    h.core.refuse(b, .tooBig, at: 1)
+    #expect(a.closeToSend?.code == .unsupportedData)
+    #expect(b.closeToSend?.code == .messageTooBig)
+    #expect(b.closeToSend?.reason == "message larger than 64 bytes")
+    let actions = h.takeActions()
+    #expect(actions.filter(\.isPause).map(\.peer?.serial) == [a.serial, b.serial])
+    #expect(a.reading == .stopped)
+    // Nothing more is taken from it.
+    h.send(h.frame(1, t: 1, []), from: a, at: 2)
+    #expect(h.take(a).isEmpty)
+  }
+
+  @Test func shutdownDrainsEveryQueueThenClosesWithGoingAway() throws {
+    let h = CoreHarness { $0.drainTimeout = 2 }
+    let (obs, _) = try h.observer("s")
+    let (src, _) = try h.source("s", at: 0)
+    h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 10)
+    h.core.requestShutdown(at: 20)
+    #expect(h.core.stopping)
+    // What was queued still goes out, then the close.
+    #expect(h.take(obs).map(\.type) == ["source", "touches"])
+    #expect(obs.closeToSend?.code == .goingAway)
+    h.core.closed(obs, at: 30)
+    #expect(!h.takeActions().contains { $0.isFinished })
+    h.core.closed(src, at: 40)
+    #expect(h.takeActions().contains { $0.isFinished })
+    #expect(h.core.finished)
+  }
+
+  @Test func peersStillOpenAtTheDrainDeadlineAreCut() throws {
+    let h = CoreHarness { $0.drainTimeout = 1 }
+    let (obs, _) = try h.observer("s")
+    h.core.requestShutdown(at: 0)
+    _ = h.takeActions()
+    #expect(h.core.nextDue == 1000)
+    h.tick(at: 999)
+    #expect(!h.core.finished)
+    h.tick(at: 1000)
+    let actions = h.takeActions()
+    #expect(actions.contains { if case .kill(let p) = $0 { return p === obs } else { return false } })
+    #expect(actions.contains { $0.isFinished })
+    #expect(actions.contains { $0.logLine?.level == .warning })
+  }
+
+  @Test func aServerWithNoPeersFinishesAtOnce() {
+    let h = CoreHarness()
+    h.core.requestShutdown(at: 0)
+    #expect(h.takeActions().contains { $0.isFinished })
+  }
+
+  @Test func aRecordingSeesEveryInputOfASource() throws {
+    let h = CoreHarness { $0.record = true }
+    let (src, id) = try h.source("s", at: 0)
+    h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 10)
+    h.send(h.frame(2, t: 1050, [(1, "ended", 10, 10)]), from: src, at: 60)
+    h.tick(at: 400)
+    h.core.closed(src, at: 500)
+    var kinds: [String] = []
+    for action in h.takeActions() {
+      guard case .record(let p, let entry) = action else { continue }
+      #expect(p === src)
+      switch entry {
+      case .opened: kinds.append("opened")
+      case .joined(let s):
+        #expect(s == id)
+        kinds.append("joined")
+      case .message: kinds.append("message")
+      case .timer(let deadline, _):
+        #expect(deadline == 1350)
+        kinds.append("timer")
+      case .close: kinds.append("close")
+      }
+    }
+    #expect(kinds == ["opened", "message", "joined", "message", "message", "timer", "close"])
+  }
+}

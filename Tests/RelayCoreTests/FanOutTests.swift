@@ -1,0 +1,75 @@
+import ConformanceSupport
+import RelayCore
+import Testing
+import TouchProtocol
+
+/// What each observer gets: the filters, the stamps, one encoding for all.
+@Suite struct FanOutTests {
+  @Test func observersGetWhatTheirFiltersAskForStampedWithTheSource() throws {
+    let h = CoreHarness()
+    let (all, _) = try h.observer("s", ObserverFilter(raw: true))
+    let (gesturesOnly, _) = try h.observer("s", ObserverFilter(raw: false))
+    let (tapsOfOther, _) = try h.observer("s", ObserverFilter(raw: true, source: "nobody"))
+    let (src, id) = try h.source("s", at: 0)
+    #expect(h.take(all).map(\.type) == ["source"])
+    _ = h.take(gesturesOnly)
+    #expect(h.take(tapsOfOther).isEmpty)
+    h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 5)
+    h.send(h.frame(2, t: 1050, [(1, "ended", 10, 10)]), from: src, at: 55)
+    let got = h.take(all)
+    #expect(got.map(\.type) == ["touches", "touches"])
+    #expect(got.map { $0["source"]?.string } == [id, id])
+    #expect(got.map { $0["seq"]?.number } == [1, 2])
+    #expect(got.map { $0["rt"]?.number } == [5, 55])
+    #expect(h.take(gesturesOnly).isEmpty)
+    #expect(h.take(tapsOfOther).isEmpty)
+  }
+
+  @Test func aSingleTapIsReportedOnlyOnceTheDoubleTapWaitIsOver() throws {
+    // The engine waits 300 ms after the lift for a second tap; the core maps that device-time
+    // deadline onto server time with the latest frame's offset and fires it on the tick.
+    let h = CoreHarness()
+    let (obs, _) = try h.observer("s", ObserverFilter(raw: false))
+    let (src, _) = try h.source("s", at: 0)
+    _ = h.take(obs)
+    h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 100)
+    h.send(h.frame(2, t: 1060, [(1, "ended", 10, 10)]), from: src, at: 160)
+    #expect(h.core.nextDue == 460)
+    h.tick(at: 459)
+    #expect(h.take(obs).isEmpty)
+    // The wake-up comes a slack after the deadline: an idle loop need not wait less.
+    #expect(h.takeActions().compactMap(\.wakeTime).last == 460 + RelayCore.deadlineSlackMs)
+    h.tick(at: 461)
+    let tap = try #require(h.take(obs).first)
+    #expect(tap["gesture"]?.string == "tap")
+    #expect(tap["state"]?.string == "recognized")
+    #expect(tap["t"]?.number == 1360)
+    #expect(tap["rt"]?.number == 461)
+  }
+
+  @Test func theSameEventsGiveTheSameBytes() throws {
+    func run() throws -> [String] {
+      let h = CoreHarness()
+      let (obs, _) = try h.observer("s")
+      let (src, _) = try h.source("s", at: 1)
+      for i in 1...20 {
+        let phase = i == 1 ? "began" : i == 20 ? "ended" : "moved"
+        h.send(h.frame(i, t: Double(1000 + i * 16), [(1, phase, Double(10 + i * 7), 50)]), from: src, at: Double(i * 16))
+      }
+      h.tick(at: 2000)
+      return h.take(obs).map(\.description)
+    }
+    let a = try run()
+    #expect(a.count > 20)
+    #expect(a == (try run()))
+  }
+
+  @Test func anObserverThatJoinsLateGetsTheSourcesAndTheirScenesInItsWelcome() throws {
+    let h = CoreHarness()
+    let hello = #"{"type":"hello","device":{"name":"pad","width":400,"height":800},"scene":"flatcube"}"#
+    _ = try h.source("s", hello: hello, at: 0)
+    let (_, welcome) = try h.observer("s", at: 10)
+    #expect(welcome["sources"]?.array?.count == 1)
+    #expect(welcome["scenes"] != nil)
+  }
+}
