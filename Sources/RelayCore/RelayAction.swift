@@ -1,8 +1,6 @@
 /// What the core asks its driver to do. Collected in order; see `RelayCore.drainActions`.
+/// The per-message one, "this peer has output", is listed apart (`RelayCore.drainOutputs`).
 public enum RelayAction {
-  /// `peer` has messages (or its close) to send: write what `nextMessage(for:)` gives, now or
-  /// when the socket can take it; once it gives nothing, send `peer.closeToSend` if set.
-  case output(Peer)
   /// Stop reading `peer` (it floods, or is being closed) until `.resumeReading`.
   case pauseReading(Peer)
   case resumeReading(Peer)

@@ -11,9 +11,11 @@ import TouchProtocol
 /// Events are its methods (`admit`, `open`, `receive`, `refuse`, `peerSentClose`, `closed`,
 /// `tick`, `requestShutdown`, ...), each with the server time it happened at (milliseconds on
 /// the driver's monotonic clock). What to do comes back as `RelayAction`s, collected in one
-/// reused list the driver takes with `drainActions` once its callback is done; a peer's bytes
-/// to send are pulled with `nextMessage(for:)` when the driver can write to it. The same
-/// events at the same times always give the same actions and bytes.
+/// reused list the driver takes with `drainActions` once its callback is done. The peers with
+/// new output come in a list of their own (`drainOutputs`): it is the action of every message,
+/// and a plain list of peers costs a fraction of an enum list's copies. A peer's bytes are
+/// pulled with `nextMessage(for:)` when the driver can write to it. The same events at the
+/// same times always give the same actions and bytes.
 public final class RelayCore {
   public let configuration: Configuration
   let decoder: MessageDecoder
@@ -24,15 +26,21 @@ public final class RelayCore {
   /// What the driver is to do, in order (reused: see `drainActions`).
   @exclusivity(unchecked) var actions: [RelayAction] = []
   @exclusivity(unchecked) private var draining: [RelayAction] = []
+  /// Peers with output the driver has not been told of (see `drainOutputs`), and the list
+  /// being handed over (both reused).
+  @exclusivity(unchecked) var outputs: [Peer] = []
+  @exclusivity(unchecked) private var drainingOutputs: [Peer] = []
   /// Lent to every source's engine in turn, so its lists stay in the cache (see `FrameScratch`).
   @exclusivity(unchecked) private var frameScratch = FrameScratch()
   /// Plain counters for `/metrics`, read by the driver when scraped.
   @exclusivity(unchecked) public internal(set) var counters = RelayCounters()
   /// Times one frame in `RelayCounters.engineTimeSampling` in the engine, when set (the one
   /// place the core meets a clock, lent by the driver for a metric; nothing decided depends on it).
-  public var engineTiming: (any EngineTiming)?
+  @exclusivity(unchecked) public var engineTiming: (any EngineTiming)?
+  // Public stored properties are checked at run time on every access, as other modules may
+  // reach them; those the per-frame path reads or writes are unchecked (see above).
   /// The server time of the event being handled.
-  public internal(set) var now: Double
+  @exclusivity(unchecked) public internal(set) var now: Double
   public let startedAt: Double
 
   public internal(set) var sessions: [String: Session] = [:]
@@ -47,9 +55,9 @@ public final class RelayCore {
   /// A recording's replay gives the recorded source its recorded id.
   public var fixedSourceID: String?
   /// Shutdown was requested: no new peers; every peer drains, then closes with 1001.
-  public internal(set) var stopping = false
+  @exclusivity(unchecked) public internal(set) var stopping = false
   /// Shutdown is complete; `.finished` was emitted.
-  public internal(set) var finished = false
+  @exclusivity(unchecked) public internal(set) var finished = false
   /// When the shutdown drain ends, while it runs.
   var drainDeadline: Double?
 
@@ -87,8 +95,19 @@ public final class RelayCore {
     }
   }
 
-  /// Actions are waiting to be taken with `drainActions`.
-  public var hasPendingActions: Bool { !actions.isEmpty }
+  /// Hands `body` every peer that has messages (or its close) to send since the last call,
+  /// each once: write what `nextMessage(for:)` gives, now or when the socket can take it; once
+  /// it gives nothing, send `peer.closeToSend` if set.
+  public func drainOutputs(_ body: (Peer) -> Void) {
+    while !outputs.isEmpty {
+      swap(&outputs, &drainingOutputs)
+      for peer in drainingOutputs { body(peer) }
+      drainingOutputs.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Actions or outputs are waiting to be taken (`drainActions`, `drainOutputs`).
+  public var hasPendingActions: Bool { !actions.isEmpty || !outputs.isEmpty }
 
   func log(_ level: Logger.Level, _ message: String, _ metadata: @autoclosure () -> Logger.Metadata = [:]) {
     guard level >= configuration.logLevel else { return }

@@ -18,9 +18,20 @@ final class CoreHarness {
     core = RelayCore(configuration: c, access: access, at: t)
   }
 
+  /// The peers the core said have output, in order, since the last `takeOutputs`.
+  private(set) var outputs: [Peer] = []
+
   /// Collects what the core asked for so far.
   func collect() {
     core.drainActions { actions.append($0) }
+    core.drainOutputs { outputs.append($0) }
+  }
+
+  /// The serials of the peers said to have output since the last call.
+  func takeOutputs() -> [Int] {
+    collect()
+    defer { outputs = [] }
+    return outputs.map(\.serial)
   }
 
   /// The actions since the last call.
@@ -90,7 +101,7 @@ extension RelayAction {
   /// The peer a peer action is about.
   var peer: Peer? {
     switch self {
-    case .output(let p), .pauseReading(let p), .resumeReading(let p), .kill(let p), .record(let p, _): return p
+    case .pauseReading(let p), .resumeReading(let p), .kill(let p), .record(let p, _): return p
     case .wake, .finished, .log: return nil
     }
   }

@@ -47,6 +47,21 @@ import TouchProtocol
     #expect(tap["rt"]?.number == 461)
   }
 
+  @Test func aPeerIsAnnouncedOnceUntilItsOutputIsTaken() throws {
+    let h = CoreHarness()
+    let (obs, _) = try h.observer("s")
+    let (src, _) = try h.source("s", at: 0)
+    _ = h.takeOutputs()
+    _ = h.take(obs)
+    h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 1)
+    h.send(h.frame(2, t: 1010, [(1, "moved", 20, 10)]), from: src, at: 2)
+    // Two messages, one announcement: the driver pulls until nothing is left.
+    #expect(h.takeOutputs() == [obs.serial])
+    #expect(h.take(obs).count == 2)
+    h.send(h.frame(3, t: 1020, [(1, "moved", 30, 10)]), from: src, at: 3)
+    #expect(h.takeOutputs() == [obs.serial])
+  }
+
   @Test func theSameEventsGiveTheSameBytes() throws {
     func run() throws -> [String] {
       let h = CoreHarness()

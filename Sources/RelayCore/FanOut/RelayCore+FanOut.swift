@@ -85,7 +85,14 @@ extension RelayCore {
       close(peer, .policyViolation, "too slow: \(peer.queue.count) undroppable messages pending", drain: false)
       return
     }
-    emit(.output(peer))
+    announce(peer)
+  }
+
+  /// Tells the driver `peer` has output, unless it was told and has not taken it all yet.
+  private func announce(_ peer: Peer) {
+    guard !peer.announced else { return }
+    peer.announced = true
+    outputs.append(peer)
   }
 
   /// Closes `peer` with `code` once its queue has drained, or as soon as it can be written if
@@ -100,7 +107,9 @@ extension RelayCore {
       peer.priority.removeAll()
       peer.queue = ObserverQueue(capacity: 1, hardLimit: 1)
     }
-    emit(.output(peer))
+    // Always: the driver sends the close once the queue is empty.
+    peer.announced = true
+    outputs.append(peer)
   }
 
   // MARK: - Output
@@ -115,6 +124,8 @@ extension RelayCore {
       counters.messagesOut += 1
       counters.bytesOut += m.payloadCount
     }
+    // Taken all: the next message is announced again.
+    if !peer.hasPendingOutput { peer.announced = false }
     return m
   }
 

@@ -16,21 +16,30 @@ public final class Peer: DeadlineQueueItem {
   /// The client's address, for the per-address limit and the logs.
   public let address: String
   /// The driver's own handle for this peer's connection (unretained; nil with no connection).
-  /// The driver clears it before it lets the handle go.
-  public var transport: UnsafeMutableRawPointer?
-  public internal(set) var lifecycle = PeerLifecycle.open
-  public internal(set) var reading = ReadState.reading
-  // Unchecked exclusivity: see the comment on `RelayCore.actions`.
+  /// `closed` clears it, before the driver lets the handle go.
+  public var transport: UnsafeMutableRawPointer? {
+    get { handle }
+    set { handle = newValue }
+  }
+  // Unchecked exclusivity: see the comment on `RelayCore.actions`. Another module's read of a
+  // public stored property is checked at run time whatever the attribute says, so what the
+  // driver reads per message goes through computed properties (`transport`, `isOpen`, ...).
+  @exclusivity(unchecked) var handle: UnsafeMutableRawPointer?
+  @exclusivity(unchecked) public internal(set) var lifecycle = PeerLifecycle.open
+  /// The driver was told of pending output (`drainOutputs`) and has not taken all of it yet: more
+  /// messages need no new action.
+  @exclusivity(unchecked) var announced = false
+  @exclusivity(unchecked) public internal(set) var reading = ReadState.reading
   @exclusivity(unchecked) var queue: ObserverQueue
   /// Sent before the queue: the notices that follow a drop (scene snapshots).
   @exclusivity(unchecked) var priority: [OutgoingMessage] = []
   /// Set once the source has said hello.
-  public internal(set) var source: SourceState?
+  @exclusivity(unchecked) public internal(set) var source: SourceState?
   /// Where this source's engine deadline sits in the core's `DeadlineQueue`, if it is there.
-  public var deadlineIndex: Int?
-  public internal(set) var messagesIn = 0
-  public internal(set) var messagesOut = 0
-  public internal(set) var errorsSent = 0
+  @exclusivity(unchecked) public var deadlineIndex: Int?
+  @exclusivity(unchecked) public internal(set) var messagesIn = 0
+  @exclusivity(unchecked) public internal(set) var messagesOut = 0
+  @exclusivity(unchecked) public internal(set) var errorsSent = 0
   /// `control` messages per second this peer may send (made at its first control).
   @exclusivity(unchecked) var controlGate: RateGate?
   /// Errors sent to this peer in the current window (`RelayCore.erred`).
@@ -47,7 +56,7 @@ public final class Peer: DeadlineQueueItem {
     self.queue = queue
     self.openedAt = openedAt
     self.address = address
-    self.transport = transport
+    handle = transport
   }
 
   /// Messages are waiting (or a `dropped` notice is owed).
@@ -68,5 +77,19 @@ public final class Peer: DeadlineQueueItem {
   public var isClosed: Bool {
     if case .closed = lifecycle { return true }
     return false
+  }
+
+  /// Messages may be queued for it (it is neither closing nor closed).
+  public var isOpen: Bool {
+    if case .open = lifecycle { return true }
+    return false
+  }
+
+  /// The driver may still write to it: open, or closing after what it has queued.
+  public var isWritable: Bool {
+    switch lifecycle {
+    case .open, .closing: return true
+    case .peerClosed, .closed: return false
+    }
   }
 }

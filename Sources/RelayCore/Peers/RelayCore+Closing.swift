@@ -85,7 +85,7 @@ extension RelayCore {
         "dropped": "\(peer.queue.totalDropped)", "peerClose": "\(peerCode.map(String.init) ?? "none")",
       ])
     peer.source = nil
-    peer.transport = nil
+    peer.handle = nil
     peers[ObjectIdentifier(peer)] = nil
     if let n = peersByAddress[peer.address] {
       peersByAddress[peer.address] = n > 1 ? n - 1 : nil

@@ -3,8 +3,9 @@
 public final class Session {
   public let name: String
   /// In join order, so `welcome` lists sources the same way every time.
-  public internal(set) var sources: [Peer] = []
-  public internal(set) var observers: [Peer] = []
+  // Unchecked exclusivity: read for every fan-out (see `RelayCore.actions`).
+  @exclusivity(unchecked) public internal(set) var sources: [Peer] = []
+  @exclusivity(unchecked) public internal(set) var observers: [Peer] = []
   /// Sources that dropped without a clean close and may still resume, by source id.
   public internal(set) var departed: [String: DepartedSource] = [:]
 

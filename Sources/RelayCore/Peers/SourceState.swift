@@ -2,17 +2,17 @@ import TouchProtocol
 
 /// A source peer's protocol state once it has said hello.
 public final class SourceState {
-  public internal(set) var info: SourceInfo
+  @exclusivity(unchecked) public internal(set) var info: SourceInfo
   // Unchecked exclusivity: see the comment on `RelayCore.actions`.
   @exclusivity(unchecked) var validator = SourceValidator()
   let engine: any GestureProcessor
   /// Server ms minus device ms on the latest frame: maps engine deadlines to server time.
-  var clockOffset: Double?
-  public internal(set) var lastSeq: Int64 = 0
-  public internal(set) var lastT: Double = 0
-  public internal(set) var lastRT: Double = 0
+  @exclusivity(unchecked) var clockOffset: Double?
+  @exclusivity(unchecked) public internal(set) var lastSeq: Int64 = 0
+  @exclusivity(unchecked) public internal(set) var lastT: Double = 0
+  @exclusivity(unchecked) public internal(set) var lastRT: Double = 0
   /// The engine deadline (device time) the core's `DeadlineQueue` holds for it, if any.
-  var armedDeadline: Double?
+  @exclusivity(unchecked) var armedDeadline: Double?
 
   /// Frames per second allowed from this source, and the `seq` of the last it refused (named
   /// in the `rate_limited` error).

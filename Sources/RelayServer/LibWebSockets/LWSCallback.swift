@@ -102,7 +102,7 @@ func relayCallback(
 private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutableRawPointer?, _ len: Int) {
   let peer = link.peer
   // Once a close is decided, the rest of what the peer sends is ignored.
-  guard case .open = peer.lifecycle else { return }
+  guard peer.isOpen else { return }
   let wsi = link.wsi
   if lws_frame_is_binary(wsi) != 0 {
     link.rx = []

@@ -38,10 +38,7 @@ extension LWSDriver {
       for link in flushing {
         guard link.write == .queuedForFlush else { continue }
         link.write = .idle
-        switch link.peer.lifecycle {
-        case .open, .closing: break
-        case .peerClosed, .closed: continue
-        }
+        guard link.peer.isWritable else { continue }
         guard direct, link.peer.closeToSend == nil, lws_partial_buffered(link.wsi) == 0 else {
           link.write = .awaitingWritable
           lws_callback_on_writable(link.wsi)

@@ -91,14 +91,17 @@ final class LWSDriver {
   func performActions() {
     repeat {
       core.drainActions(perform)
+      core.drainOutputs { peer in
+        // The wsi holds the driver's peer: no reference counting here.
+        guard let handle = peer.transport else { return }
+        Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { requestWrite($0) }
+      }
       flushWrites()
     } while core.hasPendingActions
   }
 
   private func perform(_ action: RelayAction) {
     switch action {
-    case .output(let peer):
-      if let link = LWSPeer.of(peer) { requestWrite(link) }
     case .pauseReading(let peer):
       if let link = LWSPeer.of(peer) { lws_rx_flow_control(link.wsi, 0) }
     case .resumeReading(let peer):

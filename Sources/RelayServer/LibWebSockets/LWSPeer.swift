@@ -11,12 +11,12 @@ final class LWSPeer {
   /// Pending messages leave together, one send per write (see `FrameBatch`); false when
   /// permessage-deflate may be in use, where lws must frame each message itself.
   let batchesWrites: Bool
-  var write = WriteState.idle
+  // Unchecked exclusivity: see the comment on `LWSDriver.batched`.
+  @exclusivity(unchecked) var write = WriteState.idle
   /// The message last handed to lws_write with deflate; kept alive until the next writable
   /// callback, as lws compresses from it.
   var inFlight: OutgoingMessage?
   /// Bytes of the message being reassembled from fragments.
-  // Unchecked exclusivity: see the comment on `LWSDriver.batched`.
   @exclusivity(unchecked) var rx: [UInt8] = []
 
   init(wsi: OpaquePointer, peer: Peer, batchesWrites: Bool) {
