@@ -849,12 +849,16 @@ def ingest_load(n):
             "--warmup", f"{WARMUP_S}s"]
 
 
-def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5):
+def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=None):
     """One pair of a paired A/B: servers A and B, each `(binary, flags)`, run at the same
     time, both pinned to CPU 0, each under its own touch-load (the same load, both on CPU 1),
     so a slow spell of the VM hits both alike. Returns frames per server CPU-second of A and B
-    over the same window. The starting order alternates with `k`. `lab` is what `Server`
-    reads of the suite (`work`, `note`, `a.relay`)."""
+    over the same window (with `fanout`, 1 source x 120 Hz to that many raw observers:
+    deliveries per server CPU-second). The starting order alternates with `k`. `lab` is what
+    `Server` reads of the suite (`work`, `note`, `a.relay`)."""
+    load_args = ingest_load(sources) if fanout is None else [
+        "-c", "1", "-r", "120", "--observers", str(fanout), "--raw", "--send-idle", "--warmup", f"{WARMUP_S}s"]
+    rate_key = "steadyFramesPerSecond" if fanout is None else "messagesPerSecond"
     order = [(0, a), (1, b)] if k % 2 == 0 else [(1, b), (0, a)]
     servers, loads, outs = {}, [], []
     try:
@@ -862,7 +866,7 @@ def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5):
             servers[i] = Server(lab, flags, f"{tag}-{k}-{i}", cpu=0, binary=binary)
         for i in (0, 1):
             outs.append(os.path.join(lab.work, f"{tag}-{k}-{i}.json"))
-            cmd = [*pinned_to(1), load, "--url", servers[i].url, *ingest_load(sources), "-d", "11s",
+            cmd = [*pinned_to(1), load, "--url", servers[i].url, *load_args, "-d", "11s",
                    "--threads", "1", "--json", outs[i], "-q", *extra]
             lab.note(cmd)
             loads.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -881,7 +885,7 @@ def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5):
     rates = []
     for i in (0, 1):
         with open(outs[i]) as f:
-            rates.append(json.load(f)["steadyFramesPerSecond"] * window / (c1[i] - c0[i]))
+            rates.append(json.load(f)[rate_key] * window / (c1[i] - c0[i]))
     return rates
 
 

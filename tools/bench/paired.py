@@ -6,7 +6,7 @@ Servers A and B run at the same time, both pinned to CPU 0, each under its own t
 from /proc over the same window. Prints frames per server CPU-second of each and B / A per
 pair, then their median. The order of starting alternates from pair to pair.
 
-  tools/bench/paired.py [--pairs 4] [--sources 200] A B [-- touch-load flags...]
+  tools/bench/paired.py [--pairs 4] [--sources 200 | --fanout 200] A B [-- touch-load flags...]
 
 A and B are `BINARY` or `BINARY:FLAGS` (e.g. `.build-bench/release/touch-relay:--no-gestures`).
 Two copies of the same binary read B / A = 0.99 ± 0.01 here (4 pairs, 200 sources each).
@@ -36,6 +36,8 @@ def main():
     p = argparse.ArgumentParser(description="Paired A/B of two servers on one core (see the file's docstring).")
     p.add_argument("--pairs", type=int, default=4)
     p.add_argument("--sources", type=int, default=200, help="sources x 60 Hz on each server")
+    p.add_argument("--fanout", type=int, metavar="N",
+                   help="instead: 1 source x 120 Hz to N raw observers on each server (deliveries per server CPU-second)")
     p.add_argument("a")
     p.add_argument("b")
     args = p.parse_args(argv)
@@ -46,9 +48,11 @@ def main():
         # What bench.Server reads of the suite: where its logs go and how to note a command.
         lab = SimpleNamespace(work=tmp, note=lambda cmd, env=None: None, a=SimpleNamespace(relay=None))
         for k in range(args.pairs):
-            fa, fb = paired_rates(lab, LOAD, k, spec(args.a), spec(args.b), args.sources, extra, "paired")
+            fa, fb = paired_rates(lab, LOAD, k, spec(args.a), spec(args.b), args.sources, extra, "paired",
+                                  fanout=args.fanout)
             ratios.append(fb / fa)
-            print(f"pair {k + 1}: A {fa:,.0f}  B {fb:,.0f} frames per server CPU-second  B / A {fb / fa:.3f}", flush=True)
+            unit = "frames" if args.fanout is None else "deliveries"
+            print(f"pair {k + 1}: A {fa:,.0f}  B {fb:,.0f} {unit} per server CPU-second  B / A {fb / fa:.3f}", flush=True)
     print(f"B / A: median {statistics.median(ratios):.3f}, mean {statistics.mean(ratios):.3f}, "
           f"sd {statistics.pstdev(ratios):.3f} over {len(ratios)} pairs")
 
