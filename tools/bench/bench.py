@@ -25,8 +25,8 @@ import report  # noqa: E402
 from report import (  # noqa: E402
     STALL_PERIOD_US, STALL_THRESHOLD_US, TARGET_INGEST_HELD_P99, fmt, ingest_rows, median_run, stalls_text)
 
-# The engine runs right after the baseline: run after the connections scenario, it read up
-# to 1.6x slower while the kernel was still tearing down 10,000 sockets.
+# The engine runs right after the baseline: run after the connections scenario, it read
+# slower while the kernel was still tearing down 10,000 sockets (PERFORMANCE.md).
 SCENARIOS = ["baseline", "engine", "ingest", "fanout", "connections", "overhead"]
 
 INGEST_P99_LIMIT = 10.0  # the "held" criterion of the ingest search
@@ -46,7 +46,7 @@ class Bench(Lab):
         self.started = time.time()
         # "Pinned" placement: the server on CPU 0, touch-load with one event loop on CPU 1, so
         # neither preempts the other (three busy threads on two cores cost the server's one
-        # thread whole scheduler slices, which showed as 10-30 ms p99 at half load).
+        # thread whole scheduler slices, which showed in the p99 at half load: PERFORMANCE.md).
         self.can_pin = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
 
     # MARK: helpers
@@ -251,8 +251,8 @@ class Bench(Lab):
         # One run's p99 is luck either way on this VM (a burst of late frames in it or not), so the 5 ms
         # claim rests on the median of three runs: the highest held steps (p99 under 10 ms in
         # their first run) are each run twice more, highest first, and the first whose median
-        # p99 is under 5 ms counts. (Until 2026-11-22 only steps whose first run was already
-        # under 5 ms were tried: a lucky first run was checked, an unlucky one was final.)
+        # p99 is under 5 ms counts: trying only steps whose first run was already under 5 ms
+        # would check a lucky first run and leave an unlucky one final.
         # (A step is run again only when its first run failed, so `held` has one run per step.)
         best5 = None
         candidates = sorted(held, key=lambda r: -r["framesPerSecond"])
@@ -440,8 +440,7 @@ class Bench(Lab):
             if "engine:" in name:
                 out["engineNsPerTouchPoint"] = round(ns / timed["touchPoints"], 1)
                 # The spread too: on this VM the iterations fall into a fast and a slow mode
-                # (about 2.6 and 4.6 ms for the trace, the old engine as well), and the p50
-                # lands in either.
+                # (PERFORMANCE.md, "Reading these numbers"), and the p50 lands in either.
                 for v, key in zip(spreads[name], ("engineNsPerTouchPointP10", "engineNsPerTouchPointP90")):
                     if v is not None:
                         out[key] = round(v / timed["touchPoints"], 1)
@@ -462,7 +461,7 @@ class Bench(Lab):
     def overhead(self):
         n = 200 if self.quick else 400
         # Three rounds: the ratios are judged on the paired runs below; these give each setting's
-        # own figures under the ingest load (five rounds and the pairs took the suite to 544 s).
+        # own figures under the ingest load (five rounds and the pairs made the suite too long).
         repeats = 1 if self.quick else 3
         duration, window = (7, 4) if self.quick else (10, 6)
         self.log(f"\n## overhead: {n} sources x 60 Hz (one raw observer each), gestures on vs --no-gestures"
