@@ -43,7 +43,7 @@ public struct RelayConfiguration: Sendable {
   public var verboseLibwebsockets = false
 
   /// Write every source's input (messages, timer firings, close) with server times to
-  /// JSON-lines files in this directory, for `touch-relay replay`.
+  /// JSON-lines files in this directory, for `touch-relay --replay`.
   public var recordDirectory: String?
 
   /// The loop libwebsockets services its sockets with.
@@ -51,7 +51,8 @@ public struct RelayConfiguration: Sendable {
     /// libwebsockets' own poll(2) loop: every wake-up scans every socket.
     case poll
     /// libev on epoll, through Debian's libwebsockets-evlib-ev plugin, on a loop the server
-    /// owns: the default, as epoll does not scan every socket on each wake-up.
+    /// owns: the default, as epoll does not scan every socket on each wake-up (ARCHITECTURE.md
+    /// has what poll cost).
     case libev
   }
 
