@@ -6,9 +6,11 @@ usage: tools/python-smoke.py [path/to/touch-relay]   (Debian: apt-get install py
 """
 import asyncio, json, sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in tools/
+
 import websockets
 
-from smoke_support import check, finish, relay_port, start_relay, stop_relay
+from relaytools import check, finish, proc_rss_kb, relay_port, start_relay, stop_relay
 
 binary = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/touch-relay"
 
@@ -63,16 +65,11 @@ async def scenario(port):
             check("inflated oversize closes 1009", c.rcvd is not None and c.rcvd.code == 1009, c)
 
 
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-
-
 async def idle_deflate_memory(port, pid, count=300):
     """An idle observer with permessage-deflate: the compressor lws makes for it at the first
     write (the welcome) is the bulk of its memory. At --deflate-mem-level 4 (the default) it
-    costs the server about 33 KB, at zlib's default 8 about 99 KB."""
-    before = rss_kb(pid)
+    costs the server about a third of what zlib's default 8 does (PERFORMANCE.md has the figures)."""
+    before = proc_rss_kb(pid)
     conns = []
     try:
         for i in range(count):
@@ -81,7 +78,7 @@ async def idle_deflate_memory(port, pid, count=300):
             await ws.recv()
         deflated = sum("permessage-deflate" in ws.response_headers.get("Sec-WebSocket-Extensions", "") for ws in conns)
         check("permessage-deflate on every idle observer", deflated == count, deflated)
-        per = (rss_kb(pid) - before) * 1024 / count
+        per = (proc_rss_kb(pid) - before) * 1024 / count
         check(f"idle deflate observer under 64 KB of server memory ({per:,.0f} bytes each)", per < 64_000, per)
     finally:
         for ws in conns:

@@ -6,7 +6,7 @@ usage: tools/touch-load-smoke.py [path/to/touch-relay] [path/to/touch-load]
 """
 import json, os, re, subprocess, sys, tempfile
 
-from smoke_support import check, finish, relay_port, start_relay, stop_relay
+from relaytools import check, finish, relay_port, start_relay, stop_relay
 
 relay = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/touch-relay"
 load = sys.argv[2] if len(sys.argv) > 2 else ".build/debug/touch-load"

@@ -7,14 +7,14 @@ public struct SourceEngine: Sendable {
   public static let sceneNames: [String] = ActiveScene.names
 
   // The two scalars every frame reads or writes come first, in the engine's first cache line
-  // (which the server prefetches); declared after the ~800-byte arena they sat on a line of
-  // their own, one more miss per frame.
+  // (which the server prefetches); declared after the arena they sat on a line of their
+  // own, one more miss per frame.
   /// The finger limit in force: the server's, lowered by the hello's. Stored, not computed
   /// per frame, because reading it out of `hello.config` copied the whole config each time.
   private var maxFingers: Int
   /// The earliest pending timer (device ms), nil if none. Stored, updated by every mutating
-  /// call: computed, reading it from an engine held in a class copied the whole engine
-  /// (~1.4 KB) on every frame.
+  /// call: computed, reading it from an engine held in a class copied the whole engine on
+  /// every frame.
   public private(set) var nextDeadline: Double?
   private var arena: GestureArena
   private var scene: ActiveScene?

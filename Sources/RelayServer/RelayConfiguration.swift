@@ -1,6 +1,9 @@
+import Logging
 import TouchProtocol
 
-/// Everything the server can be told at start-up. Defaults are the documented ones.
+/// Everything the server can be told at start-up. Each default is written here once: the
+/// command line's help and the README read them through `RelayOption.all`, whose allowed
+/// ranges `validate()` checks (`RelayServer.start()` calls it).
 public struct RelayConfiguration: Sendable {
   /// Address to bind: an IP address or an interface name.
   public var host: String = "127.0.0.1"
@@ -32,11 +35,15 @@ public struct RelayConfiguration: Sendable {
   /// the observer (1008): the server cannot keep its promise to a peer that stopped reading.
   public var essentialOverflowFactor = 4
 
+  /// The level the command line sets up logging at (the server logs through the `Logger`
+  /// it is given).
+  public var logLevel = Logger.Level.info
+
   /// Let libwebsockets log its warnings and notices too (with --log-level debug).
   public var verboseLibwebsockets = false
 
   /// Write every source's input (messages, timer firings, close) with server times to
-  /// JSON-lines files in this directory, for `touch-relay replay`.
+  /// JSON-lines files in this directory, for `touch-relay --replay`.
   public var recordDirectory: String?
 
   /// The loop libwebsockets services its sockets with.
@@ -44,7 +51,8 @@ public struct RelayConfiguration: Sendable {
     /// libwebsockets' own poll(2) loop: every wake-up scans every socket.
     case poll
     /// libev on epoll, through Debian's libwebsockets-evlib-ev plugin, on a loop the server
-    /// owns: the default; about half the server CPU of `poll` at 400 connections.
+    /// owns: the default, as epoll does not scan every socket on each wake-up (ARCHITECTURE.md
+    /// has what poll cost).
     case libev
   }
 
@@ -74,4 +82,27 @@ public struct RelayConfiguration: Sendable {
   public var publicURL: String?
 
   public init() {}
+
+  /// A value outside what its option allows, or settings that contradict each other.
+  public struct InvalidValue: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    public init(_ description: String) {
+      self.description = description
+    }
+  }
+
+  /// Checks every setting against the range `RelayOption.all` allows, and the settings that
+  /// depend on each other; throws `InvalidValue` naming the first one wrong.
+  public func validate() throws {
+    for option in RelayOption.all {
+      if let problem = option.problem(in: self) { throw InvalidValue(problem) }
+    }
+    guard idleTimeout > pingInterval else {
+      throw InvalidValue("idle-timeout (\(idleTimeout)) must be greater than ping-interval (\(pingInterval))")
+    }
+    guard (tlsCertificate == nil) == (tlsKey == nil) else {
+      throw InvalidValue("TLS needs both a certificate (cert) and a key (key)")
+    }
+  }
 }

@@ -3,7 +3,7 @@
 ///
 /// The buffer is raw memory it owns (so the writer cannot be copied): appending a byte to an
 /// `[UInt8]` checks uniqueness and capacity every time, and at a byte or two per call that
-/// made a `gesture` message cost about 1.6 µs to encode, several times the engine's work.
+/// made encoding a `gesture` message cost several times the engine's work.
 public struct JSONWriter: ~Copyable {
   private var base: UnsafeMutablePointer<UInt8>
   private var count: Int
@@ -127,9 +127,8 @@ public struct JSONWriter: ~Copyable {
   }
 
   // Brackets and names are inlined: a `gesture` message has 20 to 30 of each, and the call
-  // cost about what the work did (callgrind: 18 % fewer instructions for the message).
-  // `number`, `int` and `string` are not: inlined too, their larger bodies made the server
-  // no faster (paired runs).
+  // cost about what the work did. `number`, `int` and `string` are not: inlined too, their
+  // larger bodies made the server no faster (ARCHITECTURE.md, "Instructions counted").
   @inline(__always) public mutating func beginObject() {
     separate()
     put(UInt8(ascii: "{"))
@@ -196,8 +195,8 @@ public struct JSONWriter: ~Copyable {
 
   /// Numbers are written rounded to at most six decimals, trailing zeros dropped (protocol
   /// §2): a millionth of a point or a millisecond is far below anything a touch means, and
-  /// the shortest exact form of a computed value (a velocity, a centroid) took ~55 ns and up
-  /// to 17 digits. Magnitudes of 9e12 and more (never a touch value) keep Swift's exact form.
+  /// the shortest exact form of a computed value (a velocity, a centroid) is slow to find and
+  /// up to 17 digits long. Magnitudes of 9e12 and more (never a touch value) keep Swift's exact form.
   /// Non-finite values cannot be JSON; they are written as null (the engine never makes them).
   public mutating func number(_ v: Double) {
     separate()

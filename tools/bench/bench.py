@@ -3,72 +3,56 @@
 raises the open-file limit first). Standard library only.
 
 Scenarios: baseline (kernel cost per loopback message, always first), ingest, fanout,
-connections, engine, overhead. See tools/bench/README.md.
+connections, engine, overhead; each runs touch-load against a fresh server and keeps its
+figures in `Bench.results`. The tables and targets are report.py's. See tools/bench/README.md.
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
-import shlex
 import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-# The engine runs right after the baseline: run after the connections scenario, it read up
-# to 1.6x slower while the kernel was still tearing down 10,000 sockets.
-SCENARIOS = ["baseline", "engine", "ingest", "fanout", "connections", "overhead"]
-CLK_TCK = os.sysconf("SC_CLK_TCK")
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/relaytools.py
+from relaytools import Lab, Server, pinned_to, proc_cpu  # noqa: E402
+import report  # noqa: E402
+from report import (  # noqa: E402
+    STALL_PERIOD_US, STALL_THRESHOLD_US, TARGET_INGEST_HELD_P99, fmt, ingest_rows, median_run, stalls_text)
 
-# Targets of issue 4 ("Targets").
-TARGET_INGEST_FRACTION = 0.7
-TARGET_INGEST_HELD = 30000  # frames/s with p99 < 5 ms
-TARGET_INGEST_HELD_P99 = 5.0
+# The engine runs right after the baseline: run after the connections scenario, it read
+# slower while the kernel was still tearing down 10,000 sockets (PERFORMANCE.md).
+SCENARIOS = ["baseline", "engine", "ingest", "fanout", "connections", "overhead"]
+
 INGEST_P99_LIMIT = 10.0  # the "held" criterion of the ingest search
 # touch-load's --warmup in the loads: frames due before it are not timed.
 WARMUP_S = 2
-# stallprobe.c during pinned loads: a wake-up every 1 ms, an episode when one comes 2 ms late.
-STALL_PERIOD_US = 1000
-STALL_THRESHOLD_US = 2000
-TARGET_FANOUT_FRACTION = 0.75
-TARGET_OVERHEAD_RATIO = 0.9
-TARGET_ENGINE_NS = 300
-TARGET_BYTES_PER_CONNECTION = 10 * 1024
 
 
-class Bench:
+class Bench(Lab):
+    """One run of the suite: the arguments, the work directory, every command line run (in
+    order, for the report), and the results of each scenario."""
+
     def __init__(self, a):
+        super().__init__(a.relay, tempfile.mkdtemp(prefix="touch-bench-"), a.root)
         self.a = a
         self.quick = a.quick
-        self.commands = []  # every command line run, in order
         self.results = {}
-        self.work = tempfile.mkdtemp(prefix="touch-bench-")
         self.started = time.time()
         # "Pinned" placement: the server on CPU 0, touch-load with one event loop on CPU 1, so
         # neither preempts the other (three busy threads on two cores cost the server's one
-        # thread whole scheduler slices, which showed as 10-30 ms p99 at half load).
+        # thread whole scheduler slices, which showed in the p99 at half load: PERFORMANCE.md).
         self.can_pin = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
 
     # MARK: helpers
 
     def log(self, msg=""):
         print(msg, flush=True)
-
-    def note(self, cmd, env=None):
-        line = " ".join(shlex.quote(c) for c in cmd)
-        if env:
-            line = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " " + line
-        self.commands.append(line)
-        self.log(f"  $ {self.rel(line)}")
-
-    def rel(self, s):
-        return s.replace(self.a.root + "/", "").replace(self.work + "/", "$TMP/")
 
     def touch_load(self, url, args, tag, cpu=None):
         """Runs touch-load in the background; returns (proc, json path)."""
@@ -267,8 +251,8 @@ class Bench:
         # One run's p99 is luck either way on this VM (a burst of late frames in it or not), so the 5 ms
         # claim rests on the median of three runs: the highest held steps (p99 under 10 ms in
         # their first run) are each run twice more, highest first, and the first whose median
-        # p99 is under 5 ms counts. (Until 2026-11-22 only steps whose first run was already
-        # under 5 ms were tried: a lucky first run was checked, an unlucky one was final.)
+        # p99 is under 5 ms counts: trying only steps whose first run was already under 5 ms
+        # would check a lucky first run and leave an unlucky one final.
         # (A step is run again only when its first run failed, so `held` has one run per step.)
         best5 = None
         candidates = sorted(held, key=lambda r: -r["framesPerSecond"])
@@ -456,8 +440,7 @@ class Bench:
             if "engine:" in name:
                 out["engineNsPerTouchPoint"] = round(ns / timed["touchPoints"], 1)
                 # The spread too: on this VM the iterations fall into a fast and a slow mode
-                # (about 2.6 and 4.6 ms for the trace, the old engine as well), and the p50
-                # lands in either.
+                # (PERFORMANCE.md, "Reading these numbers"), and the p50 lands in either.
                 for v, key in zip(spreads[name], ("engineNsPerTouchPointP10", "engineNsPerTouchPointP90")):
                     if v is not None:
                         out[key] = round(v / timed["touchPoints"], 1)
@@ -478,7 +461,7 @@ class Bench:
     def overhead(self):
         n = 200 if self.quick else 400
         # Three rounds: the ratios are judged on the paired runs below; these give each setting's
-        # own figures under the ingest load (five rounds and the pairs took the suite to 544 s).
+        # own figures under the ingest load (five rounds and the pairs made the suite too long).
         repeats = 1 if self.quick else 3
         duration, window = (7, 4) if self.quick else (10, 6)
         self.log(f"\n## overhead: {n} sources x 60 Hz (one raw observer each), gestures on vs --no-gestures"
@@ -546,189 +529,6 @@ class Bench:
 
     # MARK: report
 
-    def report(self):
-        lines = []
-        b = self.results.get("baseline")
-        fan_limit, ing_limit = self.limits()
-        host = f"{platform.node()} ({os.cpu_count()} CPUs, {platform.system()} {platform.release()})"
-        lines.append(f"TouchRelay benchmark — {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}, "
-                     f"{'quick' if self.quick else 'full'} run, {host}")
-        lines.append("")
-        targets = []  # (what, measured, target, met, ratio)
-
-        if b:
-            runs = b["runs"]
-            lines += [f"Kernel baseline (syscost.c: 100-byte messages on a loopback TCP pair; measured first and last, "
-                      f"limits from the median of all {b['repeats']} repeats):", "",
-                      "| kernel cost, µs of CPU | " + " | ".join(r["when"] for r in runs) + " | pooled | limit |",
-                      "| --- | " + " | ".join("---:" for _ in runs) + " | ---: | --- |",
-                      "| send, back to back (the peer awake) | " + " | ".join(f"{r['send_batched_us']:.2f}" for r in runs)
-                      + f" | {b['send_batched_us']:.2f} | fan-out: {b['fanout_limit_per_cpu_s']:,.0f} deliveries per CPU-second (1 / send) |",
-                      "| wake-up + recv of one message | " + " | ".join(f"{r['recv_wake_us']:.2f}" for r in runs)
-                      + f" | {b['recv_wake_us']:.2f} | ingest: {b['ingest_limit_per_cpu_s']:,.0f} frames per CPU-second (1 / (recv + send)) |",
-                      "| send, waking an idle peer (reference) | " + " | ".join(f"{r['send_us']:.2f}" for r in runs)
-                      + f" | {b['send_us']:.2f} | |", ""]
-
-        ing = self.results.get("ingest")
-        if ing:
-            lines += ["Ingest (N sources × 60 Hz, `--send-idle`, one raw observer each, gestures on; frames/s: the rate while all sources send "
-                      "(touch-load's `steadyFramesPerSecond`); touch-load send lag: how late touch-load itself sent the frames, part of the p99; server CPU and touch-load CPU over the same steady window (touch-load's share of one CPU, up to 200 % unpinned; near 100 % pinned, touch-load is the limit); pinned: server on CPU 0, touch-load `--threads 1` on CPU 1; shared: neither pinned, touch-load's default threads):", "",
-                      "| sources | placement | frames/s | p50 ms | p99 ms | touch-load send lag p99 ms | dropped | server CPU | frames per server CPU-s | of limit | touch-load CPU | CPU stalls | held |",
-                      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
-            for r in ingest_rows(ing):
-                lines.append(f"| {r['sources']} | {r['placement']} | {r['framesPerSecond']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
-                             f"{fmt(r.get('sendLagP99'), '.2f')} | {r['droppedMessages']} | {fmt(r['serverCpuShare'], '.0%')} | {fmt(r['framesPerServerCpuSecond'], ',.0f')} | "
-                             f"{fmt(r['fractionOfLimit'], '.2f')} | {fmt(r.get('loadCpuShare'), '.0%')} | "
-                             f"{stalls_text(r.get('cpuStalls'))} | {held_text(r)} |")
-            lines += ["", f"CPU stalls: `stallprobe.c`, a real-time thread on each CPU waking every {STALL_PERIOD_US // 1000} ms, "
-                      f"counts its wake-ups at least {STALL_THRESHOLD_US // 1000} ms late while frames are timed (after the warm-up), "
-                      "as CPU 0 / CPU 1 with the longest in brackets: time the CPU did not run at all, which nothing in the "
-                      "server or touch-load can help (`-`: not measured).", ""]
-            for r in ing["steps"]:
-                if r.get("repeatP99s"):
-                    lines += [f"{r['sources']} sources run {times(len(r['repeatP99s']))} (pinned): p99 "
-                              + ", ".join(f"{p:.2f}" for p in r["repeatP99s"]) + f" ms, median {r['medianP99']:.2f} ms; "
-                              "CPU stalls " + ", ".join(stalls_text(x) for x in r.get("repeatStalls", [])) + ".", ""]
-            best, best5 = ing["best"], ing["bestP99Under5"]
-            if best and best.get("fractionOfLimit") is not None:
-                targets.append(("ingest: frames per server CPU-second / ingest limit "
-                                f"(at {best['sources']} sources)", best["fractionOfLimit"], TARGET_INGEST_FRACTION, ">="))
-            else:
-                targets.append(("ingest: frames per server CPU-second / ingest limit", None, TARGET_INGEST_FRACTION, ">="))
-            targets.append(("ingest: frames/s held with p99 < 5 ms" + (f" ({best5['sources']} sources, median p99 of "
-                            f"{plural(len(best5['repeatP99s']), 'run')} {best5['medianP99']:.2f} ms)" if best5 else ""),
-                            best5["framesPerSecond"] if best5 else 0, TARGET_INGEST_HELD, ">="))
-            # The issue asks for a binary `frame` encoding only if JSON decoding costs the server
-            # more than 20 % of its time: the decoder's cost per frame (engine scenario) times
-            # the frames one server CPU-second handled here.
-            en = self.results.get("engine")
-            if best and en and best.get("framesPerServerCpuSecond"):
-                ns = en["timed"]["messageDecoderNsPerFrame"]
-                share = round(ns * 1e-9 * best["framesPerServerCpuSecond"], 3)
-                targets.append((f"ingest: JSON decoding share of server CPU ({ns:.0f} ns/frame × "
-                                f"{best['framesPerServerCpuSecond']:,.0f} frames per server CPU-s); binary `frame` "
-                                "encoding only above", share, 0.20, "<"))
-
-        fo = self.results.get("fanout")
-        if fo:
-            lines += [f"Fan-out (1 source × 120 Hz, `--send-idle`, 1,000 raw observers; median of {fo['repeats']} per setting):", "",
-                      "| touch-load | deliveries/s | p50 ms | p99 ms | dropped | server CPU | deliveries per server CPU-s | of limit | touch-load CPU |",
-                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-            for t, r in sorted(fo["byThreads"].items()):
-                mark = " (chosen)" if r is fo["chosen"] else ""
-                lines.append(f"| `--threads {t}`{mark} | {r['messagesPerSecond']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | {r['droppedMessages']} | "
-                             f"{fmt(r['serverCpuShare'], '.0%')} | {fmt(r['deliveriesPerServerCpuSecond'], ',.0f')} | "
-                             f"{fmt(r['fractionOfLimit'], '.2f')} | {fmt(r.get('loadCpuShare'), '.0%')} |")
-            lines.append("")
-            c = fo["chosen"]
-            targets.append((f"fan-out: deliveries per server CPU-second / fan-out limit (`--threads {c['threads']}`)",
-                            c["fractionOfLimit"], TARGET_FANOUT_FRACTION, ">="))
-
-        cn = self.results.get("connections")
-        if cn:
-            lines += [f"Connections ({cn['count']:,} idle observers over 100 sessions; server RSS from /proc/PID/status):", "",
-                      "| client | server flags | open | RSS before kB | RSS after kB | bytes per connection |",
-                      "| --- | --- | ---: | ---: | ---: | ---: |"]
-            for r in cn["rows"]:
-                extra = ""
-                if r["deflateAccepted"] is not None:
-                    extra = f" (deflate negotiated on {r['deflateAccepted']:,})"
-                lines.append(f"| {r['client']}{extra} | `{r['serverFlags']}` | {r['connections']:,} | {r['serverRssKbBefore']:,} | "
-                             f"{r['serverRssKbAfter']:,} | {fmt(r['bytesPerConnection'], ',.0f')} |")
-            lines.append("")
-            plain = cn["rows"][0]
-            targets.append((f"connections: server bytes per idle connection, no compression ({plain['connections']:,} open)",
-                            plain["bytesPerConnection"] if plain["allOpen"] else None, TARGET_BYTES_PER_CONNECTION, "<"))
-            dfl = cn["rows"][1]
-            targets.append(("connections: server bytes per idle connection, permessage-deflate (report only)",
-                            dfl["bytesPerConnection"] if dfl["connections"] else None, None, None))
-
-        en = self.results.get("engine")
-        if en:
-            t, o = en["timed"], en["ordoOne"] or {}
-            lines += [f"Engine alone (mixed trace: {t['frames']:,} frames, {t['touchPoints']:,} touch points of taps, two-finger taps, "
-                      "pans with 1 and 3 fingers, pinches; default recognizers, no scene) and decoder (4 small frames):", "",
-                      "| measurement | ordo-one/benchmark (p50) | plain timed loop (median) |", "| --- | ---: | ---: |",
-                      f"| engine, ns per touch point | {fmt(o.get('engineNsPerTouchPoint'), '')} | {t['engineNsPerTouchPoint']} |",
-                      f"| engine, ns per touch point: ordo-one's p10 and p90 (its iterations are bimodal here) | "
-                      f"{fmt(o.get('engineNsPerTouchPointP10'), '')} / {fmt(o.get('engineNsPerTouchPointP90'), '')} | — |",
-                      f"| engine, ns per touch point, {t.get('interleavedEngines', 400)} engines taking turns (cold state, as in the server) | — | {fmt(t.get('engineNsPerTouchPointInterleaved'), '')} |",
-                      f"| MessageDecoder, ns per frame | {fmt(o.get('messageDecoderNsPerFrame'), '')} | {t['messageDecoderNsPerFrame']} |",
-                      f"| Foundation JSONDecoder, ns per frame | {fmt(o.get('jsonDecoderNsPerFrame'), '')} | {t['jsonDecoderNsPerFrame']} |",
-                      f"| JSONDecoder / MessageDecoder | {fmt(o.get('jsonDecoderOverMessageDecoder'), '')} | {t['jsonDecoderOverMessageDecoder']} |",
-                      f"| `gesture` message encode ({t.get('gestureMessages', 0):,} of the trace's events), ns per message | — | {fmt(t.get('gestureEncodeNsPerMessage'), '')} |",
-                      f"| `touches` message encode (the trace's frames), ns per message | — | {fmt(t.get('touchesEncodeNsPerMessage'), '')} |"]
-            if o.get("error"):
-                lines.append(f"\nordo-one/benchmark did not run: {o['error']}")
-            lines.append("")
-            ns = o.get("engineNsPerTouchPoint") or t["engineNsPerTouchPoint"]
-            src = "ordo-one/benchmark" if o.get("engineNsPerTouchPoint") else "timed loop"
-            targets.append((f"engine: ns per touch point ({src})", ns, TARGET_ENGINE_NS, "<"))
-
-        ov = self.results.get("overhead")
-        if ov:
-            lines += [f"Overhead ({ov['sources']} sources × 60 Hz, one raw observer each; median of {ov['repeats']}):", "",
-                      "| server | frames/s | p99 ms | server CPU | frames per server CPU-s |", "| --- | ---: | ---: | ---: | ---: |"]
-            for label, runs in [("gestures on", ov["on"]), ("`--no-gestures`", ov["off"]),
-                                ("`--no-metrics`", ov.get("noMetrics") or [])]:
-                if not runs:
-                    continue
-                r = median_run(runs, "framesPerServerCpuSecond")
-                lines.append(f"| {label} | {r['framesPerSecond']:,.0f} | {r['p99']:.2f} | {fmt(r['serverCpuShare'], '.0%')} | "
-                             f"{fmt(r['framesPerServerCpuSecond'], ',.0f')} |")
-            lines.append("")
-            pd = ov.get("paired")
-            if pd:
-                lines += [f"Overhead paired (both servers on CPU 0 at the same time, each under its own touch-load on CPU 1: "
-                          f"{pd['sources']} sources × 60 Hz each, `--send-idle`; on / off per pair, starting order alternating):", "",
-                          "| comparison | pairs | median | sd |", "| --- | --- | ---: | ---: |"]
-                for key, label in (("gestures", "gestures on / `--no-gestures`"), ("metrics", "metrics on / `--no-metrics`")):
-                    c = pd[key]
-                    lines.append(f"| {label} | {', '.join(f'{x:.3f}' for x in c['ratios'])} | {c['median']:.3f} | {c['sd']:.3f} |")
-                lines.append("")
-            # Both ratios are judged on the paired medians: costs of 1-10 % need them. Between
-            # full runs of one build the sequential medians of five moved from 0.89 to 1.01
-            # (gestures) and from 0.89 to 1.09 (metrics); the pairs' sd is about 0.01.
-            # Metrics: issue 5 (swift-prometheus unless a measurement shows more than 5 %).
-            for what, key, seq, target in (("gestures", "gestures", "ratio", TARGET_OVERHEAD_RATIO),
-                                           ("metrics", "metrics", "metricsRatio", 0.95)):
-                if pd:
-                    targets.append((f"overhead: frames per server CPU-second, {what} on / off, paired "
-                                    f"(sequential: {fmtv(ov.get(seq))})", pd[key]["median"], target, ">="))
-                elif ov.get(seq) is not None:
-                    targets.append((f"overhead: frames per server CPU-second, {what} on / off", ov[seq], target, ">="))
-
-        if targets:
-            summary = ["| target | measured | target | result |", "| --- | ---: | ---: | --- |"]
-            for what, v, tgt, op in targets:
-                summary.append(f"| {what} | {fmtv(v)} | {('≥ ' if op == '>=' else '< ') + fmtv(tgt) if tgt is not None else '—'} | {verdict(v, tgt, op)} |")
-            lines = lines[:2] + ["Targets:", ""] + summary + [""] + lines[2:]
-
-        lines.append("Commands:")
-        lines.append("")
-        lines.append("```")
-        lines += [self.rel(c) for c in self.commands]
-        lines.append("```")
-        lines.append("")
-        lines.append(f"Suite time {time.time() - self.started:.0f} s (build excluded). The server is single-threaded; "
-                     "touch-load shares the 2 cores with it. 'per server CPU-s' divides by the server's own CPU time "
-                     "(utime+stime from /proc/PID/stat) over a steady window once all connections are open.")
-        text = "\n".join(lines)
-        self.log("\n" + text)
-        os.makedirs(self.a.results, exist_ok=True)
-        with open(os.path.join(self.a.results, "latest.md"), "w") as f:
-            f.write(text + "\n")
-        out = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "quick": self.quick,
-               "only": self.a.only, "host": host, "targets": [
-                   {"what": w, "measured": v, "target": t, "op": op, "result": verdict(v, t, op)}
-                   for w, v, t, op in targets],
-               "results": self.results, "commands": [self.rel(c) for c in self.commands],
-               "suiteSeconds": round(time.time() - self.started, 1)}
-        with open(os.path.join(self.a.results, "latest.json"), "w") as f:
-            json.dump(out, f, indent=2)
-        self.log(f"\nwrote {self.rel(os.path.join(self.a.results, 'latest.json'))} and latest.md")
-
-
 class StallProbe:
     """`stallprobe.c` on CPUs 0 and 1 for the length of one load: how often and how long each
     CPU did not run at all (a real-time thread woke late), which no change to the server or
@@ -757,89 +557,6 @@ class StallProbe:
             summary[f"cpu{c['cpu']}"] = {"count": len(eps), "totalMs": round(sum(e[1] for e in eps), 1),
                                          "maxMs": round(max((e[1] for e in eps), default=0), 1)}
         return summary
-
-
-class Server:
-    """A release touch-relay on 127.0.0.1, port 0 (it prints the port on its first line)."""
-
-    def __init__(self, bench, flags, tag, cpu=None, binary=None):
-        # Every load comes from one address and goes far past a phone's defaults: raise the
-        # limits that would refuse it (the defaults are for the open internet, not a bench).
-        limits = ["--max-connections-per-address", "100000", "--max-connections", "100000",
-                  "--max-observers-per-session", "100000", "--max-sessions", "100000"]
-        cmd = [*pinned_to(cpu), binary or bench.a.relay, "--host", "127.0.0.1", "--port", "0", "--log-level", "warning", *limits, *flags]
-        bench.note(cmd)
-        self.err = open(os.path.join(bench.work, f"{tag}.server.err"), "w")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.err, text=True)
-        line = self.proc.stdout.readline().strip()
-        if "ws://" not in line:
-            self.proc.kill()
-            raise RuntimeError(f"server did not start: {line!r} (see {self.err.name})")
-        self.url = "ws://" + line.split("ws://", 1)[1].split()[0]
-        self.pid = self.proc.pid
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        for _ in self.proc.stdout:
-            pass
-
-    def cpu(self):
-        return proc_cpu(self.pid)
-
-    def rss_kb(self):
-        with open(f"/proc/{self.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        return 0
-
-    def fds(self):
-        try:
-            return len(os.listdir(f"/proc/{self.pid}/fd"))
-        except OSError:
-            return 0
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.err.close()
-
-
-def proc_cpu(pid):
-    """CPU seconds (utime + stime) of a process so far, from /proc/PID/stat."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def held_text(r):
-    """'yes', 'no', or 'no (touch-load behind)' when the generator said it could not keep up."""
-    if r["held"]:
-        return "yes"
-    return "no (touch-load behind)" if r.get("loadWarnings") else "no"
-
-
-def times(n):
-    return "once" if n == 1 else f"{n} times"
-
-
-def plural(n, noun):
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def stalls_text(st):
-    """'count0 / count1 (longest ms)' for a `StallProbe` summary, '-' without one."""
-    if not st or "cpu0" not in st or "cpu1" not in st:
-        return "-"
-    longest = max(st["cpu0"]["maxMs"], st["cpu1"]["maxMs"])
-    text = f"{st['cpu0']['count']} / {st['cpu1']['count']}" + (f" ({longest:.1f} ms)" if longest else "")
-    # Without real-time priority (no root) the server and touch-load delay the probe too.
-    return text if st.get("realtime") else text + " (not real-time: includes waiting for the load)"
 
 
 def ingest_load(n):
@@ -889,23 +606,6 @@ def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=Non
     return rates
 
 
-def pinned_to(cpu):
-    """The command prefix that runs a process on one CPU (none for None)."""
-    return ["taskset", "-c", str(cpu)] if cpu is not None else []
-
-
-def ingest_rows(ing):
-    """Every ingest run of the table: the search's steps, then the unpinned comparison."""
-    return ing["steps"] + ([ing["shared"]] if ing.get("shared") else [])
-
-
-def median_run(runs, key):
-    """The run whose `key` is the median (lower middle for an even count)."""
-    good = [r for r in runs if r.get(key) is not None] or runs
-    ordered = sorted(good, key=lambda r: r.get(key) or 0)
-    return ordered[(len(ordered) - 1) // 2]
-
-
 def read_percentile_tsv(path, *pcts):
     """ordo-one's histogramPercentiles file: a header line naming the unit, e.g.
     `Percentile<TAB>Time (wall clock) (μs) *`, then `percentile<TAB>value` rows. The value
@@ -929,32 +629,6 @@ def read_percentile_tsv(path, *pcts):
             continue
     # The value at the highest listed percentile not above each one asked for.
     return tuple(next((v for p, v in reversed(points) if p <= pct), None) for pct in pcts)
-
-
-def fmt(v, spec):
-    if v is None:
-        return "n/a"
-    return format(v, spec) if spec else str(v)
-
-
-def fmtv(v):
-    if v is None:
-        return "n/a"
-    if isinstance(v, float) and v < 10:
-        return f"{v:.2f}"
-    if isinstance(v, (int, float)) and v >= 1000:
-        return f"{v:,.0f}"
-    return f"{v:g}" if isinstance(v, float) else str(v)
-
-
-def verdict(v, target, op):
-    if target is None:
-        return "reported"
-    if v is None or v == 0 and op == ">=":
-        return "**missed** (no figure)"
-    if op == ">=":
-        return "met" if v >= target else f"**missed**: {v / target:.2f} of target"
-    return "met" if v < target else f"**missed**: {v / target:.2f}× the limit"
 
 
 def main():
@@ -985,7 +659,7 @@ def main():
     if with_limits:
         b.baseline("last")
         b.refraction()
-    b.report()
+    report.write(b)
 
 
 if __name__ == "__main__":

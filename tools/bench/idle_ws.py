@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Opens N idle WebSocket observer connections with a plain-socket client (standard library
-only), optionally offering permessage-deflate, which touch-load's client does not negotiate.
+"""Opens N idle WebSocket observer connections with the plain-socket client of
+tools/relaytools.py, optionally offering permessage-deflate, which touch-load's client does not
+negotiate.
 
     idle_ws.py --url ws://127.0.0.1:PORT --count 10000 --sessions 100 [--deflate]
 
@@ -12,41 +13,16 @@ holds the connections until stdin closes or SIGTERM/SIGINT arrives.
 """
 
 import argparse
-import base64
 import json
 import os
 import selectors
 import signal
-import socket
 import sys
 import time
 
-
-def upgrade(host, port, path, deflate, timeout):
-    s = socket.create_connection((host, port), timeout=timeout)
-    key = base64.b64encode(os.urandom(16)).decode()
-    lines = [
-        f"GET {path} HTTP/1.1",
-        f"Host: {host}:{port}",
-        "Upgrade: websocket",
-        "Connection: Upgrade",
-        f"Sec-WebSocket-Key: {key}",
-        "Sec-WebSocket-Version: 13",
-        "Sec-WebSocket-Protocol: touchrelay.v1",
-    ]
-    if deflate:
-        lines.append("Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits")
-    s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = s.recv(4096)
-        if not chunk:
-            raise ConnectionError("closed during the handshake")
-        data += chunk
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").lower()
-    if not head.startswith("http/1.1 101"):
-        raise ConnectionError(head.splitlines()[0] if head else "no answer")
-    return s, "permessage-deflate" in head
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/relaytools.py
+import relaytools as rt  # noqa: E402
 
 
 def main():
@@ -77,7 +53,8 @@ def main():
         if stop:
             break
         try:
-            s, ok = upgrade(host, port, f"/v1/observe/{a.prefix}-{i % a.sessions}", a.deflate, a.timeout)
+            s, _, ok = rt.upgrade(host, port, f"/v1/observe/{a.prefix}-{i % a.sessions}", timeout=a.timeout,
+                                  deflate=a.deflate)
             s.setblocking(False)
             socks.append(s)
             accepted += ok

@@ -15,9 +15,10 @@ Both servers share one core, so the figures are for comparing, not the server's 
 and metrics on / off.
 """
 import argparse, os, statistics, sys, tempfile
-from types import SimpleNamespace
 
-from bench import paired_rates
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from bench import paired_rates  # noqa: E402  (tools/bench/bench.py, beside this file)
+from relaytools import Lab  # noqa: E402  (tools/relaytools.py: bench put tools/ on sys.path)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LOAD = os.path.join(ROOT, ".build-bench", "release", "touch-load")
@@ -45,8 +46,8 @@ def main():
         sys.exit(f"paired: build touch-load first ({LOAD}): tools/bench/run builds it")
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
-        # What bench.Server reads of the suite: where its logs go and how to note a command.
-        lab = SimpleNamespace(work=tmp, note=lambda cmd, env=None: None, a=SimpleNamespace(relay=None))
+        # Where the servers' logs go; the command lines are not printed.
+        lab = Lab(None, tmp, ROOT, quiet=True)
         for k in range(args.pairs):
             fa, fb = paired_rates(lab, LOAD, k, spec(args.a), spec(args.b), args.sources, extra, "paired",
                                   fanout=args.fanout)

@@ -35,11 +35,10 @@ import tempfile
 import threading
 import time
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/relaytools.py
 
-import relay  # noqa: E402  (bench.Server)
-import wsclient as ws  # noqa: E402
+import relaytools as rt  # noqa: E402
 
 GOAL_RATIO = 2.0
 
@@ -55,7 +54,7 @@ class Counter:
 
 
 def wait_welcome(sock, rest, timeout=5.0):
-    reader = ws.Reader(rest)
+    reader = rt.Reader(rest)
     sock.settimeout(timeout)
     while True:
         for op, payload in reader.frames():
@@ -89,7 +88,7 @@ class Attack:
         for i in range(self.a.stalled if "stall" in self.parts else 0):
             session = "attack-flood" if i % 2 == 0 else f"attack-kill-{i % 10}"
             try:
-                s, _ = ws.connect(self.host, self.port, f"/v1/observe/{session}?raw=1", rcvbuf=4096)
+                s, _ = rt.connect(self.host, self.port, f"/v1/observe/{session}?raw=1", rcvbuf=4096)
                 self.stalled.append(s)
                 self.count.add("stalled observers opened")
             except (OSError, ValueError) as e:
@@ -121,17 +120,17 @@ class Attack:
         for k in self.paced(self.a.kill_rate, seconds):
             session = f"attack-kill-{k % 10}"
             try:
-                s, rest = ws.connect(self.host, self.port, f"/v1/source/{session}")
-                s.sendall(ws.text({"type": "hello", "device": {"name": "doomed", "width": 400, "height": 800}}))
+                s, rest = rt.connect(self.host, self.port, f"/v1/source/{session}")
+                s.sendall(rt.text({"type": "hello", "device": {"name": "doomed", "width": 400, "height": 800}}))
                 wait_welcome(s, rest)
                 x, y = self.rng.uniform(10, 390), self.rng.uniform(10, 790)
                 fingers = 1 + k % 2
-                s.sendall(ws.text({"type": "frame", "seq": 1, "t": 1.0, "touches": [
+                s.sendall(rt.text({"type": "frame", "seq": 1, "t": 1.0, "touches": [
                     {"id": f, "phase": "began", "x": x + 30 * f, "y": y} for f in range(fingers)]}))
-                s.sendall(ws.text({"type": "frame", "seq": 2, "t": 17.0, "touches": [
+                s.sendall(rt.text({"type": "frame", "seq": 2, "t": 17.0, "touches": [
                     {"id": f, "phase": "moved", "x": x + 30 * f + 5, "y": y + 5} for f in range(fingers)]}))
                 time.sleep(0.01)
-                ws.drop(s, rst=k % 2 == 1)
+                rt.drop(s, rst=k % 2 == 1)
                 self.count.add("sources killed mid-gesture")
             except (OSError, ValueError) as e:
                 self.count.add("kill failed: " + type(e).__name__ + " " + str(e)[:40])
@@ -144,12 +143,12 @@ class Attack:
                     s = socket.create_connection((self.host, self.port), timeout=5)
                     s.sendall(f"GET /v1/observe/attack-kill-{k % 10} HTTP/1.1\r\nHost: x\r\nUpgrade: webs".encode())
                     time.sleep(0.01)
-                    ws.drop(s, rst=k % 8 == 7)
+                    rt.drop(s, rst=k % 8 == 7)
                     self.count.add("upgrades cut half-way")
                 else:
-                    s, rest = ws.connect(self.host, self.port, f"/v1/observe/attack-kill-{k % 10}?raw=1")
+                    s, rest = rt.connect(self.host, self.port, f"/v1/observe/attack-kill-{k % 10}?raw=1")
                     wait_welcome(s, rest)
-                    ws.drop(s, rst=k % 2 == 1)
+                    rt.drop(s, rst=k % 2 == 1)
                     self.count.add("observers dropped without close")
             except (OSError, ValueError) as e:
                 self.count.add("drop failed: " + type(e).__name__ + " " + str(e)[:40])
@@ -157,11 +156,11 @@ class Attack:
     def flood_watcher(self, seconds):
         """A reading observer on the flooded session: counts the frames that got through."""
         try:
-            s, rest = ws.connect(self.host, self.port, "/v1/observe/attack-flood?raw=1")
+            s, rest = rt.connect(self.host, self.port, "/v1/observe/attack-flood?raw=1")
         except (OSError, ValueError) as e:
             self.count.add("flood watcher failed: " + str(e)[:40])
             return
-        reader = ws.Reader(rest)
+        reader = rt.Reader(rest)
         t0 = time.monotonic()
         while not self.stop.is_set() and time.monotonic() - t0 < seconds + 2:
             r, _, _ = select.select([s], [], [], 0.2)
@@ -174,7 +173,7 @@ class Attack:
             for op, payload in reader.frames():
                 if op == 0x1 and payload.startswith(b'{"type":"touches"'):
                     self.flood_observed += 1
-        ws.close_cleanly(s)
+        rt.close_cleanly(s)
 
     def finish(self):
         self.stop.set()
@@ -193,7 +192,7 @@ class Attack:
                 still += 1
             except OSError:
                 pass
-            ws.drop(s, rst=True)
+            rt.drop(s, rst=True)
         self.count.add("stalled observers still connected at the end", still)
         flood["observedTouchesMessages"] = self.flood_observed
         return dict(sorted(self.count.c.items())), flood
@@ -215,13 +214,13 @@ def report_of(process):
 def flood_main(url, seconds, junk=False):
     """A flooding source (own process): frames in batches, as fast as the socket takes them;
     with `junk`, text that is not JSON instead of frames."""
-    host, port = ws.parse_url(url)
-    s, rest = ws.connect(host, port, "/v1/source/attack-junk" if junk else "/v1/source/attack-flood")
-    s.sendall(ws.text({"type": "hello", "device": {"name": "flood", "width": 400, "height": 800}}))
+    host, port = rt.parse_url(url)
+    s, rest = rt.connect(host, port, "/v1/source/attack-junk" if junk else "/v1/source/attack-flood")
+    s.sendall(rt.text({"type": "hello", "device": {"name": "flood", "width": 400, "height": 800}}))
     wait_welcome(s, rest)
     s.setblocking(True)
     s.settimeout(2)
-    reader = ws.Reader()
+    reader = rt.Reader()
     errors = {}
     seq, sent = 0, 0
     t0 = time.monotonic()
@@ -230,10 +229,10 @@ def flood_main(url, seconds, junk=False):
         for _ in range(200):
             seq += 1
             if junk:
-                batch.append(ws.encode(0x1, b"not json %d" % seq, zero_mask=True))
+                batch.append(rt.encode(0x1, b"not json %d" % seq, zero_mask=True))
                 continue
             phase = "began" if seq % 120 == 1 else ("ended" if seq % 120 == 0 else "moved")
-            batch.append(ws.text({"type": "frame", "seq": seq, "t": seq * 0.5,
+            batch.append(rt.text({"type": "frame", "seq": seq, "t": seq * 0.5,
                                   "touches": [{"id": 1, "phase": phase, "x": 100 + seq % 200, "y": 300}]},
                                  zero_mask=True))
         try:
@@ -260,7 +259,7 @@ def flood_main(url, seconds, junk=False):
                         # The server's own count of the errors it dropped for this source.
                         errors["droppedCount"] = errors.get("droppedCount", 0) + int(m.get("count", 0))
     elapsed = time.monotonic() - t0
-    ws.close_cleanly(s)
+    rt.close_cleanly(s)
     ru = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"cpuSeconds": round(ru.ru_utime + ru.ru_stime, 2), "framesSent": sent, "seconds": round(elapsed, 2), "framesPerSecond": round(sent / elapsed),
                       "answers": errors}), flush=True)
@@ -296,15 +295,15 @@ def run_load(ctx, a, server, tag):
 def snapshot(host, port):
     out = {}
     try:
-        st, body = ws.http_get(host, port, "/healthz")
+        st, body = rt.http_get(host, port, "/healthz")
         out["healthz"] = json.loads(body) if st == 200 else {"status": st, "body": body[:200]}
         out["healthzStatus"] = st
     except (OSError, ValueError) as e:
         out["healthz"] = {"error": str(e)}
         out["healthzStatus"] = None
     try:
-        st, body = ws.http_get(host, port, "/metrics")
-        out["metrics"] = ws.metrics_summary(body) if st == 200 else {"status": st}
+        st, body = rt.http_get(host, port, "/metrics")
+        out["metrics"] = rt.metrics_summary(body) if st == 200 else {"status": st}
     except OSError as e:
         out["metrics"] = {"error": str(e)}
     return out
@@ -347,12 +346,12 @@ def main():
     a = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="touch-faults-")
-    ctx = relay.Context(a.relay, work, a.root)
+    ctx = rt.Lab(a.relay, work, a.root)
     started = datetime.datetime.now()
     print(f"== faults: {a.rounds} x (quiet, attack); watched: touch-load {a.sources} sources x {a.rate:g} Hz, "
           f"1 raw observer each, {a.duration} s per phase", flush=True)
-    server = relay.start(ctx, "faults")
-    host, port = ws.parse_url(server.url)
+    server = rt.Server(ctx, [], "faults")
+    host, port = rt.parse_url(server.url)
     phases = []
     deadline = time.monotonic() + a.rounds * (a.duration + 60) + 60
     plan = [(kind, r) for r in range(a.rounds) for kind in ("quiet", "attack")]

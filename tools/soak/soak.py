@@ -18,7 +18,6 @@ import os
 import random
 import select
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,11 +25,10 @@ import tempfile
 import threading
 import time
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "faults"))
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/relaytools.py
 
-import relay  # noqa: E402  (tools/faults/relay.py: bench.Server)
-import wsclient as ws  # noqa: E402
+import relaytools as rt  # noqa: E402
 
 GOAL = 0.10
 
@@ -91,10 +89,10 @@ class Churn:
     def leave(self, rng, sock, role, source_id=None, session=None):
         r = rng.random()
         if r < 0.5:
-            ws.close_cleanly(sock)
+            rt.close_cleanly(sock)
             self.stats.add(f"{role} left: close 1000")
         else:
-            ws.drop(sock, rst=r >= 0.75)
+            rt.drop(sock, rst=r >= 0.75)
             self.stats.add(f"{role} left: " + ("TCP reset" if r >= 0.75 else "TCP FIN, no close frame"))
             if source_id:
                 with self.ids_lock:
@@ -118,7 +116,7 @@ class Churn:
                     self.stats.add(f"closed by server: {code}")
                     return False
                 if op == 0x9:  # ping -> pong
-                    sock.sendall(ws.encode(0xA, payload))
+                    sock.sendall(rt.encode(0xA, payload))
                 elif op == 0x1 and counts:
                     self.stats.add("messages received")
                     if payload.startswith(b'{"type":"error"') or b'"type":"error"' in payload[:40]:
@@ -137,22 +135,22 @@ class Churn:
                     d = rng.choice(fresh)
                     self.dropped_ids.remove(d)
                     resume, session = d[0], d[1]
-        sock, rest = ws.connect(self.host, self.port, f"/v1/source/{session}")
+        sock, rest = rt.connect(self.host, self.port, f"/v1/source/{session}")
         self.stats.add("source connects")
         self.stats.opened(1)
         try:
             self.stream(rng, sock, rest, session, resume)
         except BaseException:
             self.stats.opened(-1)
-            ws.drop(sock)
+            rt.drop(sock)
             raise
 
     def stream(self, rng, sock, rest, session, resume):
-        reader = ws.Reader(rest)
+        reader = rt.Reader(rest)
         hello = {"type": "hello", "device": {"name": "soak", "width": 412, "height": 915}}
         if resume:
             hello["resume"] = resume
-        sock.sendall(ws.text(hello))
+        sock.sendall(rt.text(hello))
         sock.settimeout(5)
         welcome = None
         while welcome is None:
@@ -185,7 +183,7 @@ class Churn:
                 phase, x, y = gesture.pop(0)
                 touches = [{"id": 1, "phase": phase, "x": round(x, 1), "y": round(y, 1)}]
             if touches or rng.random() < 0.2:
-                sock.sendall(ws.text({"type": "frame", "seq": seq, "t": round(t0 + seq * 33.3, 1),
+                sock.sendall(rt.text({"type": "frame", "seq": seq, "t": round(t0 + seq * 33.3, 1),
                                       "touches": touches}))
                 self.stats.add("frames sent")
             alive = self.read_available(sock, reader)
@@ -204,7 +202,7 @@ class Churn:
             session = f"churn-{rng.randrange(8)}"
         query = "?raw=1" if rng.random() < 0.5 else ""
         stalled = rng.random() < 0.1
-        sock, rest = ws.connect(self.host, self.port, f"/v1/observe/{session}{query}",
+        sock, rest = rt.connect(self.host, self.port, f"/v1/observe/{session}{query}",
                                 rcvbuf=4096 if stalled else None)
         self.stats.add("observer connects" + (" (never reading)" if stalled else ""))
         self.stats.opened(1)
@@ -212,11 +210,11 @@ class Churn:
             self.watch(rng, sock, rest, stalled)
         except BaseException:
             self.stats.opened(-1)
-            ws.drop(sock)
+            rt.drop(sock)
             raise
 
     def watch(self, rng, sock, rest, stalled):
-        reader = ws.Reader(rest)
+        reader = rt.Reader(rest)
         end = time.monotonic() + rng.uniform(0.5, 15)
         alive = True
         while time.monotonic() < end and not self.stop.is_set() and alive:
@@ -256,24 +254,24 @@ def main():
     total = a.minutes * 60
     first = min(60.0, total / 2)
     work = tempfile.mkdtemp(prefix="touch-soak-")
-    ctx = relay.Context(a.relay, work, a.root)
+    ctx = rt.Lab(a.relay, work, a.root)
     started = datetime.datetime.now()
     print(f"== soak: {a.minutes:g} min, touch-load {a.sources} sources x 60 Hz + {a.slots} churn clients; "
           f"samples every {a.interval:g} s", flush=True)
-    server = relay.start(ctx, "soak")
-    host, port = ws.parse_url(server.url)
+    server = rt.Server(ctx, [], "soak")
+    host, port = rt.parse_url(server.url)
     stats = Stats()
     samples = []
     t_start = time.monotonic()
 
     def sample(phase):
         try:
-            st, body = ws.http_get(host, port, "/healthz", timeout=5)
+            st, body = rt.http_get(host, port, "/healthz", timeout=5)
             h = json.loads(body) if st == 200 else {"status": st}
         except (OSError, ValueError) as e:
             h = {"error": str(e)}
         s = {"t": round(time.monotonic() - t_start, 1), "phase": phase, "rssKb": server.rss_kb(),
-             "fds": server.fds(), "threads": relay.threads(server.pid), "cpuSeconds": round(server.cpu(), 2),
+             "fds": server.fds(), "threads": rt.proc_threads(server.pid), "cpuSeconds": round(server.cpu(), 2),
              "churnOpen": stats.open, "healthz": {k: h.get(k) for k in ("status", "connections", "sessions",
                                                                          "sources", "observers", "error") if k in h}}
         if isinstance(s["healthz"].get("connections"), int):
@@ -331,13 +329,13 @@ def main():
     time.sleep(3)
     after = sample("drained")
     try:
-        st, body = ws.http_get(host, port, "/healthz", timeout=5)
+        st, body = rt.http_get(host, port, "/healthz", timeout=5)
         healthz_end = {"status": st, "body": json.loads(body) if st == 200 else body}
     except (OSError, ValueError) as e:
         healthz_end = {"status": None, "error": str(e)}
     try:
-        st, body = ws.http_get(host, port, "/metrics", timeout=5)
-        metrics_end = ws.metrics_summary(body) if st == 200 else {"status": st}
+        st, body = rt.http_get(host, port, "/metrics", timeout=5)
+        metrics_end = rt.metrics_summary(body) if st == 200 else {"status": st}
     except OSError as e:
         metrics_end = {"error": str(e)}
     t_term = time.monotonic()

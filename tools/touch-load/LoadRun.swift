@@ -16,13 +16,13 @@ final class LoadRun: Sendable {
   let registry = SourceRegistry()
   let recorders: [NIOLoopBound<LatencyRecorder>]
   let tickers: [NIOLoopBound<SendTicker>]
-  private let connectTimes = Guarded(makeLatencyHistogram())
-  private let sourceStats = Guarded(ConnectionSummary())
-  private let observerStats = Guarded(ConnectionSummary())
-  private let observers = Guarded([(WebSocketConnection, NIOLoopBound<ObserverState>)]())
-  private let sources = Guarded([(WebSocketConnection, NIOLoopBound<SourceDriver>)]())
+  private let connectTimes = Locked(makeLatencyHistogram())
+  private let sourceStats = Locked(ConnectionSummary())
+  private let observerStats = Locked(ConnectionSummary())
+  private let observers = Locked([(WebSocketConnection, NIOLoopBound<ObserverState>)]())
+  private let sources = Locked([(WebSocketConnection, NIOLoopBound<SourceDriver>)]())
   /// Set once the observers are in: sources start, and the clock of the plan runs, from it.
-  private let phase = Guarded(
+  private let phase = Locked(
     (
       start: UInt64(0), end: UInt64(0), firstDue: UInt64.max, lastDue: UInt64(0),
       stopped: UInt64.max

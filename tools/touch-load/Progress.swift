@@ -1,4 +1,5 @@
 import Foundation
+import TouchRelayClient
 
 /// The live status: one line rewritten in place on a terminal, plain lines otherwise
 /// (logs, CI), both on stderr so stdout keeps only the report.
@@ -11,7 +12,7 @@ final class ProgressPrinter: Sendable {
     var wroteLine = false
   }
 
-  private let state = Guarded(State())
+  private let state = Locked(State())
   private let enabled: Bool
   private let tty: Bool
   private let clock: RunClock

@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
+import TouchRelayClient
 
 /// Ctrl-C (and SIGTERM) end the run early with the report so far; a second one exits at once.
 final class SignalWatcher: Sendable {
-  private let sources: Guarded<[any DispatchSourceSignal]> = Guarded([])
-  private let count = Guarded(0)
+  private let sources: Locked<[any DispatchSourceSignal]> = Locked([])
+  private let count = Locked(0)
 
   init(onStop: @escaping @Sendable () -> Void) {
     for sig in [SIGINT, SIGTERM] {

@@ -1,3 +1,5 @@
+import TouchRelayClient
+
 /// When each source's frames are due, so an observer can turn a message's `source` and
 /// `seq` back into the scheduled send time of the frame that caused it.
 struct SourceSchedule: Sendable {
@@ -11,7 +13,7 @@ struct SourceSchedule: Sendable {
 /// Source id (hashed, see `MessageScanner.hash`) -> schedule. Written once per source;
 /// observers keep their own copy of what they looked up, so the lock is rarely taken.
 final class SourceRegistry: Sendable {
-  private let table = Guarded([UInt64: SourceSchedule]())
+  private let table = Locked([UInt64: SourceSchedule]())
 
   func register(id: String, _ schedule: SourceSchedule) {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -27,7 +29,7 @@ final class SourceRegistry: Sendable {
 
 /// Set when the run winds down, so closes from then on are not counted as failures.
 final class RunFlags: Sendable {
-  private let state = Guarded((stopping: false, interrupted: false))
+  private let state = Locked((stopping: false, interrupted: false))
   var stopping: Bool { state.withLock { $0.stopping } }
   var interrupted: Bool { state.withLock { $0.interrupted } }
   func stop(interrupted: Bool = false) {

@@ -63,6 +63,7 @@ public final class RelayServer: Sendable {
   /// Creates the context on a new service thread and returns the port it listens on.
   @discardableResult
   public func start() throws -> Int {
+    try configuration.validate()
     // Checked here so a bad file is a clear start-up error rather than a silent open door.
     var policy = AccessPolicy()
     policy.sourceToken(configuration.sourceToken)

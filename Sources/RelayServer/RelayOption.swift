@@ -1,0 +1,262 @@
+import Logging
+import TouchProtocol
+
+/// One setting of `RelayConfiguration` as the outside world names it: its flag, its
+/// environment variable, the values it allows and its help. `RelayOption.all` is the one
+/// table the command line, its `--help`, `RelayConfiguration.validate()` and the README's
+/// configuration table are made from (a test holds the README to it). Defaults are not
+/// written here: each is read from a fresh `RelayConfiguration`, where it is written once.
+public struct RelayOption: Sendable {
+  /// Without the dashes: `max-fps`. A switch is also `--no-<flag>`.
+  public let flag: String
+  /// What the value is, for `--help`; nil for an on/off switch.
+  public let valueName: String?
+  /// The values allowed, as they end "... must be": `from 1 to 100`, `one of poll, libev`;
+  /// empty: any.
+  public let allowed: String
+  public let help: String
+  /// How `defaultValue` reads when the setting is unset (nil) by default.
+  private let unsetText: String
+  private let read: @Sendable (RelayConfiguration) -> String?
+  /// Sets the value from text; false when the text is not a value of this kind at all.
+  private let parse: @Sendable (inout RelayConfiguration, String) -> Bool
+  /// Whether the value set is one of those `allowed`.
+  private let check: @Sendable (RelayConfiguration) -> Bool
+
+  /// `TOUCH_RELAY_MAX_FPS` for `max-fps`.
+  public var environment: String {
+    "TOUCH_RELAY_" + String(flag.uppercased().map { $0 == "-" ? "_" : $0 })
+  }
+
+  public var isSwitch: Bool { valueName == nil }
+
+  /// The value a fresh `RelayConfiguration` has, as text.
+  public var defaultValue: String { value(in: RelayConfiguration()) }
+
+  /// This option's value in `configuration`, as text.
+  public func value(in configuration: RelayConfiguration) -> String {
+    read(configuration) ?? unsetText
+  }
+
+  /// The help `--help` shows: what it does, its variable, default and allowed values.
+  public var fullHelp: String {
+    "\(help) [env: \(environment)] (default: \(defaultValue)\(allowed.isEmpty ? "" : "; \(allowed)"))"
+  }
+
+  /// Sets this option in `configuration` from its text (a flag's value or the variable's).
+  public func set(_ text: String, in configuration: inout RelayConfiguration) throws {
+    guard parse(&configuration, text) else {
+      throw RelayConfiguration.InvalidValue("--\(flag)='\(text)' is not a valid value (\(allowedOrAny))")
+    }
+  }
+
+  /// Why the value in `configuration` is not allowed; nil when it is.
+  public func problem(in configuration: RelayConfiguration) -> String? {
+    check(configuration)
+      ? nil : "\(flag.split(separator: "-").joined(separator: " ")) must be \(allowed) (it is \(value(in: configuration)))"
+  }
+
+  private var allowedOrAny: String { allowed.isEmpty ? "any" : allowed }
+
+  public static func named(_ flag: String) -> RelayOption? {
+    all.first { $0.flag == flag }
+  }
+
+  /// A configuration from flags (by `flag`, already given as text) and the environment: a
+  /// flag wins over its variable, and either one set to a value not allowed is an error,
+  /// never a silent default.
+  public static func configuration(flags: [String: String], environment: [String: String]) throws
+    -> RelayConfiguration
+  {
+    var c = RelayConfiguration()
+    for option in all {
+      guard let text = flags[option.flag] ?? environment[option.environment] else { continue }
+      do {
+        try option.set(text, in: &c)
+      } catch is RelayConfiguration.InvalidValue where flags[option.flag] == nil {
+        throw RelayConfiguration.InvalidValue(
+          "\(option.environment)='\(text)' is not a valid value (\(option.allowedOrAny))")
+      }
+    }
+    try c.validate()
+    return c
+  }
+
+  // MARK: The table
+
+  public static let all: [RelayOption] = [
+    RelayOption(
+      flag: "host", valueName: "address", allowed: "not empty",
+      help:
+        "Address to listen on: an IP address (127.0.0.1: this machine only; 0.0.0.0: every IPv4 interface, to let phones on your network in; ::, every interface), a host name or an interface name",
+      unsetText: "", read: { $0.host },
+      parse: { c, s in
+        // `[::1]` as in a URL is `::1`.
+        let bare = s.hasPrefix("[") && s.hasSuffix("]") ? String(s.dropFirst().dropLast()) : s
+        c.host = bare
+        return !bare.isEmpty
+      },
+      check: { !$0.host.isEmpty }),
+    integer("port", \.port, 0...65535, "Port to listen on; 0 picks a free port and prints it"),
+    choice(
+      "log-level", \.logLevel,
+      "Log level (info: one line per connection opened and closed, nothing per frame)"),
+    integer(
+      "max-message-bytes", \.limits.maxMessageBytes, 128...(16 << 20),
+      "Largest message in bytes, after decompression (close 1009 beyond)", valueName: "bytes"),
+    integer("max-touches", \.limits.maxTouchesPerFrame, 1...1000, "Most touches one frame may list"),
+    integer("max-fingers", \.limits.maxFingers, 1...100, "Most fingers down at once per source"),
+    integer(
+      "observer-queue", \.limits.observerQueue, 1...1_000_000,
+      "Messages an observer's queue holds before supersedable ones are dropped"),
+    integer(
+      "max-fps", \.limits.maxFramesPerSecond, 1...10_000_000,
+      "Frames per second a source may send; the excess gets error rate_limited and is dropped"),
+    integer(
+      "max-controls", \.limits.maxControlsPerSecond, 1...10_000_000,
+      "Control messages per second one connection may send; the excess gets error rate_limited"),
+    integer(
+      "max-connections", \.limits.maxConnections, 1...10_000_000, "WebSocket connections in total (HTTP 503 beyond)"),
+    integer(
+      "max-connections-per-address", \.limits.maxConnectionsPerAddress, 1...10_000_000,
+      "WebSocket connections from one client address (HTTP 503 beyond)"),
+    integer("max-sessions", \.limits.maxSessions, 1...10_000_000, "Sessions at once (HTTP 503 for a new one beyond)"),
+    integer(
+      "max-observers-per-session", \.limits.maxObserversPerSession, 1...10_000_000,
+      "Observers of one session (HTTP 503 beyond)"),
+    text(
+      "source-token", \.sourceToken, "Token every source must present (?token= or Authorization: Bearer)",
+      valueName: "token", unset: "none", nonEmpty: true),
+    text(
+      "observer-token", \.observerToken, "Token every observer must present", valueName: "token", unset: "none",
+      nonEmpty: true),
+    text(
+      "tokens", \.tokensFile,
+      "Per-session tokens: a JSON file {\"session\": {\"source\": \"t\", \"observer\": [\"a\"]}}, re-read on SIGHUP",
+      valueName: "file", unset: "none"),
+    RelayOption(
+      flag: "allowed-origin", valueName: "origin", allowed: "",
+      help: "Browser origins allowed to connect (repeat the flag, or comma-separated)",
+      unsetText: "any", read: { $0.allowedOrigins?.joined(separator: ",") },
+      parse: { c, s in
+        let list = s.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        c.allowedOrigins = list.isEmpty ? nil : list
+        return true
+      },
+      check: { _ in true }),
+    text("cert", \.tlsCertificate, "PEM certificate for TLS (wss://, https://); needs --key", valueName: "file", unset: "no TLS"),
+    text("key", \.tlsKey, "PEM private key for TLS; needs --cert", valueName: "file", unset: "no TLS"),
+    integer("ping-interval", \.pingInterval, 1...3600, "Seconds of silence before a ping", valueName: "seconds"),
+    integer(
+      "idle-timeout", \.idleTimeout, 2...7200, "Seconds of silence before hanging up (more than --ping-interval)",
+      valueName: "seconds"),
+    RelayOption(
+      flag: "drain-timeout", valueName: "seconds", allowed: "from 0 to 600",
+      help: "Seconds observers get on shutdown to take their pending messages",
+      unsetText: "", read: { $0.drainTimeout.formatted },
+      parse: { c, s in
+        guard let v = Double(s), v.isFinite else { return false }
+        c.drainTimeout = v
+        return true
+      },
+      check: { (0...600).contains($0.drainTimeout) }),
+    toggle("gestures", \.gestures, "Run the gesture engine (--no-gestures: the raw mirror only)"),
+    toggle("metrics", \.metrics, "Serve /metrics and time the engine and deliveries for it"),
+    toggle("compression", \.compression, "Offer permessage-deflate"),
+    integer(
+      "deflate-mem-level", \.deflateMemLevel, 1...9,
+      "zlib memory level of each permessage-deflate peer's compressor (PERFORMANCE.md: its cost per peer)",
+      valueName: "level"),
+    integer(
+      "write-batch-bytes", \.writeBatchBytes, 0...(16 << 20),
+      "Bytes of pending messages one send may carry to a peer without permessage-deflate; 0: one message per send",
+      valueName: "bytes"),
+    choice("event-loop", \.eventLoop, "Event loop: libev (epoll) or poll (libwebsockets' own)"),
+    text(
+      "record", \.recordDirectory,
+      "Record every source's input with server times as JSON lines in this directory (for --replay)",
+      valueName: "dir", unset: "off"),
+    text(
+      "public-url", \.publicURL, "The server's URL as phones reach it, for the pad URL in QR codes",
+      valueName: "url", unset: "the page's Host"),
+  ]
+
+  // MARK: Kinds of option
+
+  private static func integer<V: FixedWidthInteger & Sendable>(
+    _ flag: String, _ path: WritableKeyPath<RelayConfiguration, V> & Sendable, _ range: ClosedRange<V>,
+    _ help: String, valueName: String = "n"
+  ) -> RelayOption {
+    RelayOption(
+      flag: flag, valueName: valueName, allowed: "from \(range.lowerBound) to \(range.upperBound)", help: help,
+      unsetText: "", read: { "\($0[keyPath: path])" },
+      parse: { c, s in
+        guard let v = V(s) else { return false }
+        c[keyPath: path] = v
+        return true
+      },
+      check: { range.contains($0[keyPath: path]) })
+  }
+
+  private static func toggle(
+    _ flag: String, _ path: WritableKeyPath<RelayConfiguration, Bool> & Sendable, _ help: String
+  ) -> RelayOption {
+    RelayOption(
+      flag: flag, valueName: nil, allowed: "on or off", help: help, unsetText: "",
+      read: { $0[keyPath: path] ? "on" : "off" },
+      parse: { c, s in
+        switch s.lowercased() {
+        case "1", "true", "yes", "on": c[keyPath: path] = true
+        case "0", "false", "no", "off": c[keyPath: path] = false
+        default: return false
+        }
+        return true
+      },
+      check: { _ in true })
+  }
+
+  private static func text(
+    _ flag: String, _ path: WritableKeyPath<RelayConfiguration, String?> & Sendable, _ help: String,
+    valueName: String, unset: String, nonEmpty: Bool = false
+  ) -> RelayOption {
+    RelayOption(
+      flag: flag, valueName: valueName, allowed: nonEmpty ? "not empty" : "", help: help, unsetText: unset,
+      read: { $0[keyPath: path] },
+      parse: { c, s in
+        c[keyPath: path] = s
+        return true
+      },
+      check: { !nonEmpty || $0[keyPath: path]?.isEmpty != true })
+  }
+
+  private static func choice<V: RawRepresentable<String> & CaseIterable & Sendable>(
+    _ flag: String, _ path: WritableKeyPath<RelayConfiguration, V> & Sendable, _ help: String
+  ) -> RelayOption {
+    RelayOption(
+      flag: flag, valueName: "name", allowed: "one of " + V.allCases.map(\.rawValue).joined(separator: ", "), help: help,
+      unsetText: "", read: { $0[keyPath: path].rawValue },
+      parse: { c, s in
+        guard let v = V(rawValue: s) else { return false }
+        c[keyPath: path] = v
+        return true
+      },
+      check: { _ in true })
+  }
+}
+
+extension Double {
+  /// `5` for 5.0, `0.5` for 0.5: a setting in seconds as people write it.
+  fileprivate var formatted: String {
+    self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self)
+  }
+}
+
+extension String {
+  /// Without the spaces around it (`a, b` lists origins `a` and `b`).
+  fileprivate var trimmed: String {
+    var s = Substring(self)
+    while s.first == " " { s = s.dropFirst() }
+    while s.last == " " { s = s.dropLast() }
+    return String(s)
+  }
+}
