@@ -31,7 +31,19 @@ struct TouchLoad: AsyncParsableCommand {
         touch-load -c 1 -r 120 --observers 1000 --raw -d 20s --json fanout.json --hgrm fanout.hgrm
         touch-load --replay trace.jsonl -c 10 -r 120
         touch-load -c 50 -d 30s --json run.json --html run.html
+        touch-load compare before.json after.json --html compare.html
       """)
+
+  /// `compare` is dispatched here rather than as a subcommand: as one, its `--html` would be
+  /// taken by this command's own `--html` option.
+  static func main() async {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "compare" {
+      CompareCommand.main(Array(arguments.dropFirst()))
+    } else {
+      await main(arguments)
+    }
+  }
 
   @Option(
     name: .long,
