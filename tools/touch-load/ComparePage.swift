@@ -78,7 +78,8 @@ enum ComparePage {
     body += "</div>"
     body += "<h2>Second by second</h2>"
     body += ReportPage.timelinePanels(
-      [(name: "A", report: a, dashed: false), (name: "B", report: b, dashed: true)], colours: [colourA, colourB])
+      [(name: "A", report: a, dashed: false), (name: "B", report: b, dashed: true)], colours: [colourA, colourB],
+      lightColours: ["#8fb8de", "#f0a27a"])
     return PageShell.html(title: "touch-load compare: \(nameA) vs \(nameB)", body: body)
   }
 

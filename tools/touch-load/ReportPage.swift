@@ -113,9 +113,9 @@ enum ReportPage {
   }
 
   /// The four panels of the per-second series, one or more runs on the same axes.
-  static func timelinePanels(_ runs: [(name: String, report: Report, dashed: Bool)], colours: [String]? = nil)
-    -> String
-  {
+  static func timelinePanels(
+    _ runs: [(name: String, report: Report, dashed: Bool)], colours: [String]? = nil, lightColours: [String]? = nil
+  ) -> String {
     let seconds = runs.map { $0.report.series.count }.max() ?? 0
     func line(_ name: String, _ colour: String, _ dashed: Bool, _ r: Report, _ value: (SecondReport) -> Double?)
       -> ChartSeries
@@ -137,7 +137,8 @@ enum ReportPage {
       received.append(line(label(run.name, "messages received"), colour, run.dashed, run.report) { Double($0.messagesReceived) })
       // A second with no timed message has no latency: a gap, not a zero.
       let timed: (SecondReport) -> Bool = { $0.latencyMax > 0 || $0.latencyP99 > 0 }
-      latency.append(line(label(run.name, "p50"), single ? "#2f855a" : colour, true, run.report) { timed($0) ? $0.latencyP50 : nil })
+      let light = lightColours.map { $0[i % $0.count] } ?? colour
+      latency.append(line(label(run.name, "p50"), single ? "#2f855a" : light, run.dashed || single, run.report) { timed($0) ? $0.latencyP50 : nil })
       latency.append(line(label(run.name, "p99"), single ? "#c53030" : colour, run.dashed && !single, run.report) { timed($0) ? $0.latencyP99 : nil })
       trouble.append(line(label(run.name, "dropped"), single ? "#dd6b20" : colour, false, run.report) { Double($0.droppedMessages) })
       trouble.append(line(label(run.name, "errors"), single ? "#9b2c2c" : colour, false, run.report) { Double($0.errors) })

@@ -13,8 +13,9 @@ struct RunVerdict {
     if r.droppedMessages > 0 || r.droppedNotices > 0 {
       p.append("\(r.droppedMessages) message\(r.droppedMessages == 1 ? "" : "s") dropped")
     }
+    // Without --send-idle a tick with no finger down sends nothing, by design.
     let unsent = r.framesScheduled - r.framesSent
-    if unsent > 0 { p.append("\(unsent) scheduled frame\(unsent == 1 ? "" : "s") not sent") }
+    if r.config.sendIdle, unsent > 0 { p.append("\(unsent) scheduled frame\(unsent == 1 ? "" : "s") not sent") }
     if r.latency.count == 0 { p.append("no message was timed") }
     if !r.warnings.isEmpty { p.append("touch-load was behind its schedule") }
     if r.interrupted { p.append("interrupted") }

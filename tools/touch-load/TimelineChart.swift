@@ -36,7 +36,8 @@ struct TimelineChart {
       out += #"<rect class="warmup" x="\#(Int(left))" y="\#(Int(top))" width="\#(Markup.coordinate(w))" "#
         + #"height="\#(Int(height - top - bottom))"><title>ramp-up and warm-up: not timed</title></rect>"#
     }
-    for v in AxisScale.ticks(upTo: yTop) {
+    // Counts have whole ticks: "0.2 drops" means nothing.
+    for v in AxisScale.ticks(upTo: yTop) where unit == "ms" || v == v.rounded() {
       let py = Markup.coordinate(y.pixel(v))
       out += #"<line class="grid" x1="\#(Int(left))" x2="\#(Int(width - right))" y1="\#(py)" y2="\#(py)"/>"#
       let label = unit == "ms" ? Markup.ms(v) : Markup.count(v)
