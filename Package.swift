@@ -47,10 +47,12 @@ let package = Package(
       // The pad, watch and landing pages: static files read once at start-up.
       resources: [.copy("Web")]
     ),
+    // A recording (`--record`) drawn as SVG: trails on the surface, gestures on a timeline.
+    .target(name: "RecordingDrawing", dependencies: ["TouchProtocol"]),
     .executableTarget(
       name: "touch-relay",
       dependencies: [
-        "RelayServer", "TouchProtocol", "GestureEngine",
+        "RelayServer", "TouchProtocol", "GestureEngine", "RecordingDrawing",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
