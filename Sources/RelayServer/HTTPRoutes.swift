@@ -8,7 +8,7 @@ enum HTTPRoutes {
       return HTTPResponse(
         status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: relay.metrics.scrape(relay: relay))
     default:
-      return WebPages.respond(to: request, relay: relay) ?? .notFound
+      return RecordingDownload.respond(to: request, relay: relay) ?? WebPages.respond(to: request, relay: relay) ?? .notFound
     }
   }
 }
