@@ -91,6 +91,7 @@ let package = Package(
     ),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
+    .testTarget(name: "RecordingDrawingTests", dependencies: ["RecordingDrawing", "RelayServer"]),
     .testTarget(
       name: "RelayServerTests",
       dependencies: [
