@@ -51,7 +51,7 @@ struct TimelineChart {
     let slot = (x.pixel(1) - x.pixel(0)) / Double(max(series.count, 1))
     for (index, s) in series.enumerated() {
       if bars {
-        out += #"<g class="series" data-series="\#(Markup.escape(s.name))" fill="\#(s.colour)">"#
+        out += #"<g class="series" data-series="\#(Markup.escape(s.name))" data-values="\#(values(s))" fill="\#(s.colour)">"#
         for p in s.points {
           guard let v = p.y, v > 0 else { continue }
           let top = y.pixel(v)
@@ -75,6 +75,7 @@ struct TimelineChart {
           pen = true
         }
         out += #"<path class="series" data-series="\#(Markup.escape(s.name))" data-points="\#(s.points.count)" "#
+          + #"data-values="\#(values(s))" "#
           + #"d="\#(d.trimmingCharacters(in: .whitespaces))" fill="none" stroke="\#(s.colour)" stroke-width="1.8" "#
           + #"stroke-linejoin="round"\#(s.dashed ? #" stroke-dasharray="6 4""# : "")/>"#
       }
@@ -91,6 +92,12 @@ struct TimelineChart {
     }
     out += "</svg>"
     return out
+  }
+
+  /// The series' values, one per second ("" for a gap), for a reader of the page's source
+  /// and for checks against the JSON report.
+  private func values(_ s: ChartSeries) -> String {
+    s.points.map { $0.y.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } ?? "" }.joined(separator: ",")
   }
 
   /// About ten round second marks whatever the run's length.
