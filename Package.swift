@@ -91,7 +91,15 @@ let package = Package(
     ),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
-    .testTarget(name: "RecordingDrawingTests", dependencies: ["RecordingDrawing", "RelayServer"]),
+    // Reading back the HTML and SVG the tools write (well-formed XML), for their tests.
+    .target(name: "MarkupReading", path: "Tests/MarkupReading"),
+    .testTarget(
+      name: "TouchLoadTests",
+      dependencies: [
+        "touch-load", "RelayServer", "TouchProtocol", "MarkupReading", .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(name: "RecordingDrawingTests", dependencies: ["RecordingDrawing", "RelayServer", "MarkupReading"]),
     .testTarget(
       name: "RelayServerTests",
       dependencies: [

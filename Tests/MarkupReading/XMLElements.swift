@@ -4,26 +4,27 @@ import Foundation
   import FoundationXML
 #endif
 
+/// For the tests of the HTML and SVG the tools write.
 /// Every element of an XML document, in document order, with its attributes and its text
 /// (its descendants' included); nil from `parse` when the document is not well-formed.
-final class XMLElements: NSObject, XMLParserDelegate {
-  struct Element {
-    var name: String
-    var attributes: [String: String]
-    var text = ""
+public final class XMLElements: NSObject, XMLParserDelegate {
+  public struct Element: Sendable {
+    public var name: String
+    public var attributes: [String: String]
+    public var text = ""
   }
 
   private(set) var elements: [Element] = []
   private var open: [Int] = []
 
-  static func parse(_ text: String) -> [Element]? {
+  public static func parse(_ text: String) -> [Element]? {
     let reader = XMLElements()
     let parser = XMLParser(data: Data(text.utf8))
     parser.delegate = reader
     return parser.parse() ? reader.elements : nil
   }
 
-  func parser(
+  public func parser(
     _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
     attributes: [String: String] = [:]
   ) {
@@ -31,11 +32,11 @@ final class XMLElements: NSObject, XMLParserDelegate {
     elements.append(Element(name: name, attributes: attributes))
   }
 
-  func parser(_ parser: XMLParser, foundCharacters string: String) {
+  public func parser(_ parser: XMLParser, foundCharacters string: String) {
     for i in open { elements[i].text += string }
   }
 
-  func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+  public func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
     open.removeLast()
   }
 }

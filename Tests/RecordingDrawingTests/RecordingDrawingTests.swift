@@ -1,4 +1,5 @@
 import Foundation
+import MarkupReading
 import RecordingDrawing
 import RelayServer
 import Testing
