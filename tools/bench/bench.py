@@ -47,6 +47,7 @@ class Bench:
         self.a = a
         self.quick = a.quick
         self.commands = []  # every command line run, in order
+        self.pages = []  # (tag, path) of each touch-load run's --html report, in order
         self.results = {}
         self.work = tempfile.mkdtemp(prefix="touch-bench-")
         self.started = time.time()
@@ -73,7 +74,11 @@ class Bench:
     def touch_load(self, url, args, tag, cpu=None):
         """Runs touch-load in the background; returns (proc, json path)."""
         out = os.path.join(self.work, f"{tag}.json")
-        cmd = [*pinned_to(cpu), self.a.load, "--url", url, *args, "--json", out, "-q"]
+        # Each run's page goes next to latest.md, which links it.
+        page = os.path.join(self.a.results, "pages", f"{tag}.html")
+        os.makedirs(os.path.dirname(page), exist_ok=True)
+        self.pages.append((tag, page))
+        cmd = [*pinned_to(cpu), self.a.load, "--url", url, *args, "--json", out, "--html", page, "-q"]
         self.note(cmd)
         proc = subprocess.Popen(cmd, stdout=open(os.path.join(self.work, f"{tag}.out"), "w"),
                                 stderr=subprocess.STDOUT)
@@ -704,6 +709,11 @@ class Bench:
                 summary.append(f"| {what} | {fmtv(v)} | {('≥ ' if op == '>=' else '< ') + fmtv(tgt) if tgt is not None else '—'} | {verdict(v, tgt, op)} |")
             lines = lines[:2] + ["Targets:", ""] + summary + [""] + lines[2:]
 
+        if self.pages:
+            lines.append("Pages (touch-load's report of each run: latency distribution, second by second, errors):")
+            lines.append("")
+            lines += [f"- [{tag}]({os.path.relpath(page, self.a.results)})" for tag, page in dict.fromkeys(self.pages) if os.path.exists(page)]
+            lines.append("")
         lines.append("Commands:")
         lines.append("")
         lines.append("```")
