@@ -79,8 +79,13 @@ struct GestureTimeline {
           + "<title>\(SVGText.escape(tip))</title></rect>"
         let room = (i + 1 < spans.count ? x(spans[i + 1].start) : plotRight + 40) - x1
         let text = g.label + (g.touches > 1 && kind != "pinch" && kind != "rotation" ? " ·\(g.touches)" : "")
-        if !text.isEmpty, room > Double(text.count) * 7 + 6 {
+        let textWidth = Double(text.count) * 7 + 6
+        if !text.isEmpty, room > textWidth {
           out += #"<text class="gesture-label" x="\#(SVGText.number(x1 + 3))" y="\#(SVGText.number(y + 19))" font-size="11">\#(SVGText.escape(text))</text>"#
+        } else if !text.isEmpty, x1 - x0 > textWidth {
+          // No room after it (the next one, or the end, is near): inside the bar.
+          out += #"<text class="gesture-label" x="\#(SVGText.number(x1 - 4))" y="\#(SVGText.number(y + 19))" font-size="11" "#
+            + #"text-anchor="end" fill='#ffffff'>\#(SVGText.escape(text))</text>"#
         }
       }
       y += rowHeight
