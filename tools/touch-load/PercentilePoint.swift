@@ -14,8 +14,9 @@ struct PercentilePoint: Codable, Sendable, Equatable {
     guard h.totalCount > 0 else { return [] }
     func ms(_ us: UInt64) -> Double { (Double(us)).rounded() / 1000 }
     var points: [PercentilePoint] = []
-    // 1 / (1 - p) beyond the sample count is the maximum already.
-    let decades = min(6, log10(Double(h.totalCount)))
+    // Up to the decade where the samples run out (1 / (1 - p) past the count is the maximum
+    // already): the curve then reaches the maximum at a percentile, rather than sloping to it.
+    let decades = min(6, log10(Double(h.totalCount)).rounded(.up))
     var step = 0
     while Double(step) / 10 <= decades {
       let p = 100 * (1 - pow(10, -Double(step) / 10))
