@@ -24,6 +24,10 @@ struct RecordingPicture {
   /// The surface is drawn at most this tall and wide (a phone is tall, a tablet wide).
   let surfaceBox = (width: 440.0, height: 520.0)
 
+  /// Many touches (a recording of minutes) get finer trails and smaller marks, so the
+  /// picture stays a picture of where fingers went rather than a heap of dots.
+  var busy: Bool { content.strokes.count > 60 }
+
   var scale: Double {
     min(surfaceBox.width / max(content.width, 1), surfaceBox.height / max(content.height, 1))
   }
@@ -96,7 +100,7 @@ struct RecordingPicture {
       }
       let points = kept.map { "\(SVGText.number($0.0)),\(SVGText.number($0.1))" }.joined(separator: " ")
       out += #"<polyline class="trail" data-finger="\#(stroke.finger)" data-points="\#(stroke.points.count)" points="\#(points)" "#
-        + #"stroke="\#(colour)" stroke-width="2.2" stroke-opacity="0.85"/>"#
+        + #"stroke="\#(colour)" stroke-width="\#(busy ? "1.4" : "2.2")" stroke-opacity="\#(busy ? "0.65" : "0.85")"/>"#
     }
     out += "</g>"
     // The marks on top of every trail: where each touch began (filled) and ended (hollow; a
@@ -105,12 +109,12 @@ struct RecordingPicture {
     for stroke in content.strokes {
       let colour = colours[stroke.finger] ?? "#000000"
       guard let first = stroke.points.first, let last = stroke.points.last else { continue }
-      out += #"<circle class="began" data-finger="\#(stroke.finger)" cx="\#(px(first.x))" cy="\#(py(first.y))" r="4.5" "#
-        + #"fill="\#(colour)" stroke='#ffffff' stroke-width="1.2"><title>finger \#(stroke.finger) began at \#(SVGText.seconds(relative(first.t)))</title></circle>"#
+      out += #"<circle class="began" data-finger="\#(stroke.finger)" cx="\#(px(first.x))" cy="\#(py(first.y))" r="\#(busy ? "2.5" : "4.5")" "#
+        + #"fill="\#(colour)" stroke='#ffffff' stroke-width="\#(busy ? "0.6" : "1.2")"><title>finger \#(stroke.finger) began at \#(SVGText.seconds(relative(first.t)))</title></circle>"#
       switch stroke.end {
       case "ended":
-        out += #"<circle class="ended" data-finger="\#(stroke.finger)" cx="\#(px(last.x))" cy="\#(py(last.y))" r="4.5" "#
-          + #"fill='#ffffff' stroke="\#(colour)" stroke-width="2"><title>finger \#(stroke.finger) ended at \#(SVGText.seconds(relative(last.t)))</title></circle>"#
+        out += #"<circle class="ended" data-finger="\#(stroke.finger)" cx="\#(px(last.x))" cy="\#(py(last.y))" r="\#(busy ? "2.5" : "4.5")" "#
+          + #"fill='#ffffff' stroke="\#(colour)" stroke-width="\#(busy ? "1.2" : "2")"><title>finger \#(stroke.finger) ended at \#(SVGText.seconds(relative(last.t)))</title></circle>"#
       case "cancelled":
         let x = margin + last.x * s
         let y = surfaceTop + last.y * s
@@ -128,23 +132,23 @@ struct RecordingPicture {
   func relative(_ t: Double) -> Double { (t - content.firstT) / 1000 }
 
   private func facts(x: Double) -> String {
-    var lines: [(String, String?)] = []
-    lines.append(("\(content.deviceName), \(SVGText.number(content.width)) × \(SVGText.number(content.height)) pt", nil))
-    lines.append(("scene: \(content.sceneSummary ?? content.scene ?? "none")", nil))
+    var lines: [String] = []
+    lines.append("\(content.deviceName), \(SVGText.number(content.width)) × \(SVGText.number(content.height)) pt")
+    lines.append("scene: \(content.sceneSummary ?? content.scene ?? "none")")
     let duration = max(0, relative(content.lastT))
-    lines.append(("\(content.frames) frames over \(String(format: "%.1f", duration)) s of device time", nil))
+    lines.append("\(content.frames) frames over \(String(format: "%.1f", duration)) s of device time")
     let fingers = Set(content.strokes.map(\.finger)).count
-    lines.append(("\(content.strokes.count) touches by \(fingers) finger id\(fingers == 1 ? "" : "s")", nil))
+    lines.append("\(content.strokes.count) touches by \(fingers) finger id\(fingers == 1 ? "" : "s")")
     var counts: [String: Int] = [:]
     for g in content.gestures where g.state != "cancelled" && g.state != "failed" { counts[g.gesture, default: 0] += 1 }
     let gestureLine = counts.isEmpty
       ? "no gesture recognized"
       : counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         .joined(separator: ", ")
-    lines.append(("gestures: " + gestureLine, nil))
+    lines.append("gestures: " + gestureLine)
     var out = #"<g id="facts" font-size="13" fill='#1d2433'>"#
     var y = surfaceTop + 14
-    for (text, _) in lines {
+    for text in lines {
       out += #"<text x="\#(SVGText.number(x))" y="\#(SVGText.number(y))">\#(SVGText.escape(text))</text>"#
       y += 22
     }
@@ -159,8 +163,8 @@ struct RecordingPicture {
     y += 26
     let colours = fingerColour
     var fx = x
-    for finger in colours.keys.sorted(by: { colours[$0]! == colours[$1]! ? $0 < $1 : order($0) < order($1) }).prefix(12) {
-      out += #"<rect x="\#(SVGText.number(fx))" y="\#(SVGText.number(y - 9))" width="18" height="4" fill="\#(colours[finger]!)"/>"#
+    for (finger, colour) in colours.sorted(by: { order($0.key) < order($1.key) }).prefix(12) {
+      out += #"<rect x="\#(SVGText.number(fx))" y="\#(SVGText.number(y - 9))" width="18" height="4" fill="\#(colour)"/>"#
       out += #"<text class="finger-key" x="\#(SVGText.number(fx + 22))" y="\#(SVGText.number(y - 2))">\#(finger)</text>"#
       fx += 28 + Double(String(finger).count) * 8
       if fx > width - margin - 40 {
