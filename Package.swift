@@ -60,10 +60,12 @@ let package = Package(
       // The pad, watch and landing pages: static files read once at start-up.
       resources: [.copy("Web")]
     ),
+    // A recording (`--record`) drawn as SVG: trails on the surface, gestures on a timeline.
+    .target(name: "RecordingDrawing", dependencies: ["TouchProtocol"]),
     .executableTarget(
       name: "touch-relay",
       dependencies: [
-        "RelayServer", "TouchProtocol", "GestureEngine",
+        "RelayServer", "TouchProtocol", "GestureEngine", "RecordingDrawing",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -102,6 +104,15 @@ let package = Package(
     ),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
+    // Reading back the HTML and SVG the tools write (well-formed XML), for their tests.
+    .target(name: "MarkupReading", path: "Tests/MarkupReading"),
+    .testTarget(
+      name: "TouchLoadTests",
+      dependencies: [
+        "touch-load", "RelayServer", "TouchProtocol", "MarkupReading", .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(name: "RecordingDrawingTests", dependencies: ["RecordingDrawing", "RelayServer", "MarkupReading"]),
     .testTarget(
       name: "RelayCoreTests",
       dependencies: [

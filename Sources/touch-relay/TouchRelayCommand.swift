@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import RecordingDrawing
 import RelayServer
 import TouchProtocol
 
@@ -69,6 +70,12 @@ struct TouchRelayCommand: ParsableCommand {
   @Flag(help: "With --replay: leave out the raw `touches` mirror (what an observer without ?raw=1 received).")
   var replayWithoutRaw = false
 
+  @Option(
+    help: ArgumentHelp(
+      "With --replay: draw the recording as SVG to this file instead of printing (each finger's trail on the surface, the gestures recognized on a timeline).",
+      valueName: "file"))
+  var svg: String?
+
   /// The options given on the command line, as text, by their flag in `RelayOption.all`.
   private var given: [String: String?] {
     [
@@ -87,6 +94,7 @@ struct TouchRelayCommand: ParsableCommand {
   }
 
   func validate() throws {
+    if svg != nil, replay == nil { throw ValidationError("--svg draws a recording: give it with --replay FILE") }
     _ = try resolved()
   }
 
@@ -181,9 +189,16 @@ extension TouchRelayCommand {
       throw ValidationError("cannot read '\(file)': \(error.localizedDescription)")
     }
     do {
+      if let svg {
+        let drawing = try RecordingDrawing.svg(recording: text, replayed: try RecordingReplay.replay(text, raw: true))
+        try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))
+        return
+      }
       for line in try RecordingReplay.replay(text, raw: !replayWithoutRaw) {
         print(line)
       }
+    } catch let e as RecordingDrawingError {
+      throw ValidationError("\(file): \(e)")
     } catch let e as RecordingReplay.Failure {
       throw ValidationError("\(file): \(e)")
     }

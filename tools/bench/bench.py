@@ -42,6 +42,7 @@ class Bench(Lab):
         super().__init__(a.relay, tempfile.mkdtemp(prefix="touch-bench-"), a.root)
         self.a = a
         self.quick = a.quick
+        self.pages = []  # (tag, path) of each touch-load run's --html report, in order
         self.results = {}
         self.started = time.time()
         # "Pinned" placement: the server on CPU 0, touch-load with one event loop on CPU 1, so
@@ -57,7 +58,11 @@ class Bench(Lab):
     def touch_load(self, url, args, tag, cpu=None):
         """Runs touch-load in the background; returns (proc, json path)."""
         out = os.path.join(self.work, f"{tag}.json")
-        cmd = [*pinned_to(cpu), self.a.load, "--url", url, *args, "--json", out, "-q"]
+        # Each run's page goes next to latest.md, which links it.
+        page = os.path.join(self.a.results, "pages", f"{tag}.html")
+        os.makedirs(os.path.dirname(page), exist_ok=True)
+        self.pages.append((tag, page))
+        cmd = [*pinned_to(cpu), self.a.load, "--url", url, *args, "--json", out, "--html", page, "-q"]
         self.note(cmd)
         proc = subprocess.Popen(cmd, stdout=open(os.path.join(self.work, f"{tag}.out"), "w"),
                                 stderr=subprocess.STDOUT)

@@ -181,6 +181,12 @@ def write(bench):
             summary.append(f"| {what} | {fmtv(v)} | {('≥ ' if op == '>=' else '< ') + fmtv(tgt) if tgt is not None else '—'} | {verdict(v, tgt, op)} |")
         lines = lines[:2] + ["Targets:", ""] + summary + [""] + lines[2:]
 
+    if bench.pages:
+        lines.append("Pages (touch-load's report of each run: latency distribution, second by second, errors):")
+        lines.append("")
+        lines += [f"- [{tag}]({os.path.relpath(page, bench.a.results)})" for tag, page in dict.fromkeys(bench.pages)
+                  if os.path.exists(page)]
+        lines.append("")
     lines.append("Commands:")
     lines.append("")
     lines.append("```")

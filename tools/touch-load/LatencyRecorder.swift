@@ -31,6 +31,9 @@ struct SecondStats: Sendable {
 /// lock; the orchestrator copies them out (a value, cheap to hand across threads) and merges.
 struct RecorderData: Sendable {
   var latency = makeLatencyHistogram()
+  /// The same latencies split by what carried them: the raw mirror and the engine's events.
+  var touchLatency = makeLatencyHistogram()
+  var gestureLatency = makeLatencyHistogram()
   /// How late touch-load itself sent each frame after the warm-up (µs past its due time).
   var sendLag = makeLatencyHistogram()
   var framesSent = 0
@@ -45,6 +48,8 @@ struct RecorderData: Sendable {
   /// Other failures (unexpected closes...), by kind.
   var failures: [String: Int] = [:]
   var gestures: [String: Int] = [:]
+  /// The first text seen for each server error code and failure kind (what to read first).
+  var firstMessages: [String: String] = [:]
   /// Messages whose `seq` went backwards for their source on one observer.
   var outOfOrder = 0
   /// Messages carrying a `t` later than their frame's schedule: timer-driven gestures.
@@ -64,6 +69,8 @@ struct RecorderData: Sendable {
 
   mutating func add(_ o: RecorderData) {
     latency.add(o.latency)
+    touchLatency.add(o.touchLatency)
+    gestureLatency.add(o.gestureLatency)
     sendLag.add(o.sendLag)
     framesSent += o.framesSent
     framesScheduled += o.framesScheduled
@@ -74,6 +81,7 @@ struct RecorderData: Sendable {
     serverErrors.merge(o.serverErrors, uniquingKeysWith: +)
     failures.merge(o.failures, uniquingKeysWith: +)
     gestures.merge(o.gestures, uniquingKeysWith: +)
+    firstMessages.merge(o.firstMessages) { mine, _ in mine }
     outOfOrder += o.outOfOrder
     timerEvents += o.timerEvents
     unmatched += o.unmatched
@@ -103,8 +111,8 @@ final class LatencyRecorder {
     data.sendLag.record(max(lagNanos / 1000, 1))
   }
 
-  /// A message an observer received at `now` for a frame due at `scheduled`.
-  func latency(scheduled: UInt64, now: UInt64) {
+  /// A message of `kind` an observer received at `now` for a frame due at `scheduled`.
+  func latency(scheduled: UInt64, now: UInt64, kind: MessageKind) {
     guard scheduled >= warmupEnd else {
       data.warmupSkipped += 1
       return
@@ -113,6 +121,11 @@ final class LatencyRecorder {
     guard now >= scheduled else { return }
     let us = (now - scheduled) / 1000
     data.latency.record(max(us, 1))
+    if kind == .touches {
+      data.touchLatency.record(max(us, 1))
+    } else if kind == .gesture {
+      data.gestureLatency.record(max(us, 1))
+    }
     data.seconds[data.bucket(clock.second(now))].latency.record(max(us, 1))
   }
 
@@ -130,13 +143,16 @@ final class LatencyRecorder {
     data.seconds[s].droppedMessages += count
   }
 
-  func serverError(_ code: String, now: UInt64) {
+  /// `message`: the error's text, kept for the first error of each code only.
+  func serverError(_ code: String, message: @autoclosure () -> String?, now: UInt64) {
     data.serverErrors[code, default: 0] += 1
+    if data.firstMessages[code] == nil, let text = message() { data.firstMessages[code] = text }
     data.seconds[data.bucket(clock.second(now))].errors += 1
   }
 
-  func failure(_ kind: String, now: UInt64) {
+  func failure(_ kind: String, message: @autoclosure () -> String? = nil, now: UInt64) {
     data.failures[kind, default: 0] += 1
+    if data.firstMessages[kind] == nil, let text = message(), !text.isEmpty { data.firstMessages[kind] = text }
     data.seconds[data.bucket(clock.second(now))].errors += 1
   }
 }

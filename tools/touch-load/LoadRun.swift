@@ -141,8 +141,15 @@ final class LoadRun: Sendable {
       observerStats.withLock {
         $0.failed += 1
         $0.failures[Self.describe(error), default: 0] += 1
+        Self.keepFirst(error, in: &$0)
       }
     }
+  }
+
+  /// The full text of a connect error, for the first of its kind.
+  private static func keepFirst(_ error: any Error, in stats: inout ConnectionSummary) {
+    let kind = describe(error)
+    if stats.firstMessages?[kind] == nil { stats.firstMessages?[kind] = "\(error)" }
   }
 
   private func runSource(_ i: Int, start: UInt64, end: UInt64) async {
@@ -207,6 +214,7 @@ final class LoadRun: Sendable {
       sourceStats.withLock {
         $0.failed += 1
         $0.failures[Self.describe(error), default: 0] += 1
+        Self.keepFirst(error, in: &$0)
       }
     }
   }
@@ -317,7 +325,10 @@ final class LoadRun: Sendable {
         warmup: plan.warmup, sessions: plan.sessions, observersPerSession: plan.observersPerSession,
         raw: plan.raw,
         scenario: plan.trace.name, sendIdle: plan.sendIdle, threads: plan.threads, seed: plan.seed),
-      interrupted: interrupted, elapsed: elapsed, sendingTime: sendingTime,
+      interrupted: interrupted, date: ISO8601DateFormatter().string(from: Date()),
+      timedFromSecond: p.start == 0
+        ? nil : Double(p.start &- clock.epoch) / 1e9 + plan.rampUp + plan.warmup,
+      elapsed: elapsed, sendingTime: sendingTime,
       sourceConnections: sourceStats.current, observerConnections: observerStats.current,
       connectTime: LatencySummary(connectTimes.current), framesScheduled: d.framesScheduled,
       framesSent: d.framesSent,
@@ -330,13 +341,19 @@ final class LoadRun: Sendable {
         min: counts.min() ?? 0,
         mean: counts.isEmpty ? 0 : Double(counts.reduce(0, +)) / Double(counts.count),
         max: counts.max() ?? 0),
-      gestures: d.gestures, latency: LatencySummary(d.latency), sendLag: sendLag,
+      gestures: d.gestures, latency: LatencySummary(d.latency),
+      touchLatency: LatencySummary(d.touchLatency), gestureLatency: LatencySummary(d.gestureLatency),
+      distributions: [
+        "all": PercentilePoint.curve(d.latency), "touches": PercentilePoint.curve(d.touchLatency),
+        "gestures": PercentilePoint.curve(d.gestureLatency),
+      ],
+      sendLag: sendLag,
       timerDrivenMessages: d.timerEvents,
       unmatchedMessages: d.unmatched, outOfOrderMessages: d.outOfOrder,
       warmupSkipped: d.warmupSkipped,
       droppedNotices: d.droppedNotices, droppedMessages: d.droppedMessages,
       serverErrors: d.serverErrors,
-      failures: d.failures, cpu: cpu, warnings: warnings, series: series)
+      failures: d.failures, firstMessages: d.firstMessages, cpu: cpu, warnings: warnings, series: series)
   }
 }
 

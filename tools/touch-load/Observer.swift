@@ -25,8 +25,8 @@ final class ObserverState {
       buffer.withUnsafeReadableBytes { handle(MessageScanner(bytes: $0), now: now) }
     case .binary:
       recorder.received(.other, now: nowNanos())
-    case .closed(let code, _):
-      if !flags.stopping { recorder.failure("observer closed (\(code))", now: nowNanos()) }
+    case .closed(let code, let reason):
+      if !flags.stopping { recorder.failure("observer closed (\(code))", message: reason, now: nowNanos()) }
     case .ping, .pong:
       break
     }
@@ -53,7 +53,7 @@ final class ObserverState {
           due = timerDue
         }
       }
-      recorder.latency(scheduled: due, now: now)
+      recorder.latency(scheduled: due, now: now, kind: kind)
       if kind == .touches {
         if let last = lastSeq[h], seq <= last { recorder.data.outOfOrder += 1 }
         lastSeq[h] = seq
@@ -65,7 +65,8 @@ final class ObserverState {
     case .dropped:
       recorder.dropped(count: m.count ?? 0, now: now)
     case .error:
-      recorder.serverError(m.string("\"code\":\"") ?? "unknown", now: now)
+      recorder.serverError(
+        m.string("\"code\":\"") ?? "unknown", message: m.string("\"message\":\""), now: now)
     case .source, .welcome, .other:
       break
     }

@@ -8,6 +8,8 @@ struct LatencySummary: Codable, Sendable {
   var p90: Double
   var p99: Double
   var p999: Double
+  /// Absent from reports written before it was added.
+  var p9999: Double?
   var max: Double
   var mean: Double
 
@@ -18,6 +20,7 @@ struct LatencySummary: Codable, Sendable {
     p90 = count == 0 ? 0 : ms(h.valueAtPercentile(90))
     p99 = count == 0 ? 0 : ms(h.valueAtPercentile(99))
     p999 = count == 0 ? 0 : ms(h.valueAtPercentile(99.9))
+    p9999 = count == 0 ? 0 : ms(h.valueAtPercentile(99.99))
     max = count == 0 ? 0 : ms(h.max)
     mean = count == 0 ? 0 : (h.mean / 1000 * 1000).rounded() / 1000
   }
@@ -37,6 +40,8 @@ struct ConnectionSummary: Codable, Sendable {
   var connected = 0
   var failed = 0
   var failures: [String: Int] = [:]
+  /// The full text of the first error of each kind in `failures`.
+  var firstMessages: [String: String]? = [:]
 }
 
 /// One line of the per-second series.
@@ -73,6 +78,11 @@ struct Report: Codable, Sendable {
   var tool = "touch-load"
   var config: Config
   var interrupted: Bool
+  /// When the run ended (ISO 8601, UTC).
+  var date: String?
+  /// Seconds into `series` at which frames began to be timed (after the observers connected,
+  /// the ramp-up and the warm-up).
+  var timedFromSecond: Double?
   /// Seconds from the first connection to the end of the drain.
   var elapsed: Double
   /// Seconds during which frames were being sent (first frame due to last frame due).
@@ -95,6 +105,13 @@ struct Report: Codable, Sendable {
   var messagesPerObserver: MinMeanMax
   var gestures: [String: Int]
   var latency: LatencySummary
+  /// `latency` of the raw mirror's `touches` and of the engine's `gesture` events alone.
+  /// These and the fields below marked optional are absent from older reports.
+  var touchLatency: LatencySummary?
+  var gestureLatency: LatencySummary?
+  /// The latency percentile curves ("all", "touches", "gestures"), HdrHistogram style, for
+  /// drawing a run or comparing two.
+  var distributions: [String: [PercentilePoint]]?
   /// How late touch-load sent each frame after its due time (after the warm-up), floored
   /// at 1 µs. It is part of every latency figure above (latency counts from the due time):
   /// a p99 here near the latency's p99 means the generator, not the relay, was behind.
@@ -107,6 +124,8 @@ struct Report: Codable, Sendable {
   var droppedMessages: Int
   var serverErrors: [String: Int]
   var failures: [String: Int]
+  /// The text of the first `serverErrors` of each code and `failures` of each kind.
+  var firstMessages: [String: String]?
   var cpu: CPUTime
   /// What the reader should know before trusting the figures (touch-load behind its schedule).
   var warnings: [String]

@@ -26,14 +26,15 @@ final class SourceEvents {
             p.succeed(m.string("\"source\":\"") ?? "")
           }
         case .error:
-          recorder.serverError(m.string("\"code\":\"") ?? "unknown", now: nowNanos())
+          recorder.serverError(
+            m.string("\"code\":\"") ?? "unknown", message: m.string("\"message\":\""), now: nowNanos())
         default:
           break
         }
       }
     case .closed(let code, let reason):
       giveUp(SourceFailure.closed(code, reason))
-      if !flags.stopping { recorder.failure("source closed (\(code))", now: nowNanos()) }
+      if !flags.stopping { recorder.failure("source closed (\(code))", message: reason, now: nowNanos()) }
     case .binary, .ping, .pong:
       break
     }

@@ -30,7 +30,20 @@ struct TouchLoad: AsyncParsableCommand {
         touch-load -c 100 -r 60 -d 30s --url ws://127.0.0.1:8080
         touch-load -c 1 -r 120 --observers 1000 --raw -d 20s --json fanout.json --hgrm fanout.hgrm
         touch-load --replay trace.jsonl -c 10 -r 120
+        touch-load -c 50 -d 30s --json run.json --html run.html
+        touch-load compare before.json after.json --html compare.html
       """)
+
+  /// `compare` is dispatched here rather than as a subcommand: as one, its `--html` would be
+  /// taken by this command's own `--html` option.
+  static func main() async {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "compare" {
+      CompareCommand.main(Array(arguments.dropFirst()))
+    } else {
+      await main(arguments)
+    }
+  }
 
   @Option(
     name: .long,
@@ -148,6 +161,13 @@ struct TouchLoad: AsyncParsableCommand {
     help: "Write the latency distribution in HdrHistogram's percentile format (ms) to this file.")
   var hgrm: String?
 
+  @Option(
+    name: .long,
+    help:
+      "Write the report as one self-contained HTML page (verdict, latency distribution, per-second timeline, errors) to this file."
+  )
+  var html: String?
+
   @Option(name: .long, help: "Seconds between progress updates.")
   var progressInterval = 1.0
 
@@ -213,6 +233,9 @@ struct TouchLoad: AsyncParsableCommand {
     print(report.text)
     if let json {
       try report.json().write(to: URL(fileURLWithPath: json))
+    }
+    if let html {
+      try Data(ReportPage.html(report).utf8).write(to: URL(fileURLWithPath: html))
     }
     if let hgrm {
       try Data(TouchLoadHgrm.text(histogram).utf8).write(to: URL(fileURLWithPath: hgrm))

@@ -12,14 +12,8 @@ extension RelayCore {
     case .source: role = .source
     case .observer: role = .observer
     }
-    switch access.check(session: target.sessionName, role: role, token: token, origin: origin) {
-    case .allowed: break
-    case .missingToken:
-      return HTTPResponse(
-        status: 401, body: "a token is required: ?token=... or Authorization: Bearer ...\n",
-        headers: [("WWW-Authenticate", "Bearer")])
-    case .wrongToken: return HTTPResponse(status: 403, body: "token not accepted\n")
-    case .originNotAllowed: return HTTPResponse(status: 403, body: "origin not allowed\n")
+    if let refusal = accessRefusal(session: target.sessionName, role: role, token: token, origin: origin) {
+      return refusal
     }
     let l = configuration.limits
     if peers.count >= l.maxConnections {
@@ -38,5 +32,21 @@ extension RelayCore {
         status: 503, body: "too many observers in this session (\(l.maxObserversPerSession))\n")
     }
     return nil
+  }
+
+  /// The answer to a request for `role`'s access to `session` that tokens or origin refuse,
+  /// nil when allowed: 401 without a token, 403 with a wrong one or from an origin not allowed.
+  /// The same whether the session exists or not. HTTP routes that show a session's data (its
+  /// recordings) answer with it too.
+  public func accessRefusal(session: String, role: Peer.Role, token: String?, origin: String?) -> HTTPResponse? {
+    switch access.check(session: session, role: role, token: token, origin: origin) {
+    case .allowed: return nil
+    case .missingToken:
+      return HTTPResponse(
+        status: 401, body: "a token is required: ?token=... or Authorization: Bearer ...\n",
+        headers: [("WWW-Authenticate", "Bearer")])
+    case .wrongToken: return HTTPResponse(status: 403, body: "token not accepted\n")
+    case .originNotAllowed: return HTTPResponse(status: 403, body: "origin not allowed\n")
+    }
   }
 }

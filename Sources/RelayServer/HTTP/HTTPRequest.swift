@@ -6,6 +6,10 @@ struct HTTPRequest {
   var host: String?
   /// Whether it came over TLS.
   var isTLS = false
+  /// `?token=` or `Authorization: Bearer`, if any.
+  var token: String?
+  /// The `Origin` header, if any.
+  var origin: String?
 
   func arg(_ name: String) -> String? { args.first { $0.0 == name }?.1 }
 }

@@ -14,7 +14,8 @@ struct HTTPRoutes {
       return HTTPResponse(
         status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.scrape(core))
     default:
-      return WebPages(core: core, config: config).respond(to: request) ?? .notFound
+      return RecordingDownload.respond(to: request, core: core, config: config)
+        ?? WebPages(core: core, config: config).respond(to: request) ?? .notFound
     }
   }
 }

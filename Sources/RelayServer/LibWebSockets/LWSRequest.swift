@@ -27,7 +27,9 @@ enum LWSRequest {
   static func request(of wsi: OpaquePointer) -> HTTPRequest {
     let (path, args) = target(of: wsi)
     let host = header(WSI_TOKEN_HOST, of: wsi, max: 1024)
-    return HTTPRequest(path: path, args: args, host: host, isTLS: lws_is_ssl(wsi) != 0)
+    return HTTPRequest(
+      path: path, args: args, host: host, isTLS: lws_is_ssl(wsi) != 0, token: token(of: wsi, args: args),
+      origin: header(WSI_TOKEN_ORIGIN, of: wsi))
   }
 
   /// A request header's value, or nil when absent (or longer than `max`).

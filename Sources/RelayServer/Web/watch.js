@@ -157,6 +157,7 @@
           const s = panelFor(sc.source);
           s.sceneState = sc.state;
         }
+        refreshRecordings();
         break;
       }
       case "source": {
@@ -165,6 +166,7 @@
         if (m.event === "left") s.fingers.clear();
         addLog(s, m.event === "updated" ? "hello again" : m.event, null);
         if (m.event === "joined" || m.event === "rejoined") setState("watching", "live");
+        refreshRecordings();
         break;
       }
       case "touches": {
@@ -337,6 +339,33 @@
     ctx.textBaseline = "bottom";
     const x = Math.min(Math.max(4, g.x + 14), Math.max(4, w - ctx.measureText(label).width - 4));
     ctx.fillText(label, x, Math.max(size + 2, g.y - 12));
+  }
+
+  // MARK: recordings
+
+  // With --record on, each source connection of the session is a file: offer them for
+  // download (the bug report a user can send). Without it the list answers 404: nothing shown.
+  const recordingsEl = document.getElementById("recordings");
+  function refreshRecordings() {
+    const token = TR.param("token");
+    const query = token ? "?token=" + encodeURIComponent(token) : "";
+    fetch("/recordings/" + encodeURIComponent(session) + query, { cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((list) => {
+        const found = (list && list.recordings) || [];
+        recordingsEl.hidden = found.length === 0;
+        recordingsEl.textContent = found.length ? "Download recording: " : "";
+        found.forEach((rec, i) => {
+          const a = document.createElement("a");
+          a.href = rec.url + query;
+          a.download = rec.name;
+          a.className = "recording";
+          a.textContent = "connection " + rec.connection + " (" + Math.max(1, Math.round(rec.bytes / 1024)) + " KB)";
+          if (i > 0) recordingsEl.appendChild(document.createTextNode(" · "));
+          recordingsEl.appendChild(a);
+        });
+      })
+      .catch(() => {});
   }
 
   // MARK: connection

@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+import RelayServer
+import Testing
+import TouchProtocol
+
+@testable import touch_load
+
+/// A short touch-load run against a real relay in this process: the report it gives is what
+/// `--json` and `--html` write.
+enum LoadRunAgainstRelay {
+  static func run(
+    sources: Int, observers: Int = 1, duration: Double = 1.5, observerToken: String? = nil
+  ) async throws -> Report {
+    var config = RelayConfiguration()
+    config.host = "127.0.0.1"
+    config.port = 0
+    config.drainTimeout = 1
+    config.observerToken = observerToken
+    var logger = Logger(label: "touch-load-tests")
+    logger.logLevel = .critical
+    let server = RelayServer(configuration: config, logger: logger)
+    let port = try server.start()
+    defer { server.requestStop() }
+    let plan = Plan(
+      baseURL: "ws://127.0.0.1:\(port)", sources: sources, rate: 60, duration: duration, rampUp: 0, warmup: 0.3,
+      drain: 0.4, sessions: 1, observersPerSession: observers, raw: true, observerQuery: nil,
+      sessionPrefix: "pages", trace: .generated(.mixed), sendIdle: true,
+      device: Device(name: "test", width: 412, height: 915), seed: 7, threads: 1, tick: 0.001,
+      maxSendLag: 0.05, connectConcurrency: 8, connectTimeout: 5, subprotocol: true, progressInterval: 1)
+    let run = try await LoadRun(plan: plan)
+    let (report, _) = await run.run(progress: ProgressPrinter(enabled: false, clock: run.clock))
+    return report
+  }
+
+  /// The report as a user reads its JSON file: a plain JSON object.
+  static func json(_ report: Report) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: report.json()) as? [String: Any])
+  }
+}
