@@ -14,6 +14,11 @@ extension RelayCore {
     earliest(deadlines.earliest, otherDue)
   }
 
+  /// Something will fall due (`nextDue` is set): the driver ticks before each wait only then.
+  public var hasTimers: Bool {
+    !deadlines.isEmpty || resumeAt != nil || sweepAt != nil || drainDeadline != nil
+  }
+
   /// The earliest of what is due other than engine deadlines.
   private var otherDue: Double? {
     earliest(earliest(resumeAt, sweepAt), drainDeadline)
@@ -32,9 +37,12 @@ extension RelayCore {
     if let first = deadlines.earliest, first <= rt {
       while let peer = deadlines.popDue(rt) { deadlineFell(peer, at: rt) }
     }
-    resumeReaders(at: rt)
-    if let due = sweepAt, due <= rt { sweepDeparted(at: rt) }
-    if let due = drainDeadline, due <= rt { drainDeadlinePassed() }
+    // The driver ticks before every wait of its loop: the common case has nothing else due.
+    if resumeAt != nil || sweepAt != nil || drainDeadline != nil {
+      resumeReaders(at: rt)
+      if let due = sweepAt, due <= rt { sweepDeparted(at: rt) }
+      if let due = drainDeadline, due <= rt { drainDeadlinePassed() }
+    }
     planWake(at: rt)
   }
 

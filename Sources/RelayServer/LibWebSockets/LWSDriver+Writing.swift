@@ -3,6 +3,31 @@ import RelayCore
 
 /// Writing: a peer's pending messages leave in one `lws_write` where possible.
 extension LWSDriver {
+  /// A peer the core said has output, when the callback that queued it ends: a batching peer
+  /// is written at once (`direct`: the callback queued for few enough peers, see
+  /// `flushWrites`), as long as lws holds nothing of its for later; any other waits for its
+  /// writable callback.
+  func write(_ link: LWSPeer, direct: Bool) {
+    guard link.write == .idle, link.peer.isWritable else { return }
+    // Deflate peers and closes go through the writable callback.
+    guard link.batchesWrites, link.peer.closeToSend == nil else { return requestWrite(link) }
+    while direct, lws_partial_buffered(link.wsi) == 0 {
+      switch writeBatch(link) {
+      case .failed:
+        // The socket is broken; lws closes it (LWS_CALLBACK_CLOSED follows).
+        lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        return
+      case .nothing:
+        return
+      case .wrote:
+        // More than one batch was pending: the next, unless the socket is full.
+        guard link.peer.hasPendingOutput else { return }
+      }
+    }
+    link.write = .awaitingWritable
+    lws_callback_on_writable(link.wsi)
+  }
+
   /// A batching peer is written when the current callback ends (`flushWrites`) rather than
   /// from a writable callback: that round trip through the event loop cost two `epoll_ctl`
   /// calls and an event per delivery (ARCHITECTURE.md, "Written when the callback ends").

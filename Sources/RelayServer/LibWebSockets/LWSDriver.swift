@@ -73,7 +73,7 @@ final class LWSDriver {
   /// Before the loop waits (every iteration with libev; after each `lws_service` on the poll
   /// loop): fires what the core has due and writes what that queued.
   func tickIfDue() {
-    guard core.nextDue != nil else { return }
+    guard core.hasTimers else { return }
     // Also asks for the next wake-up when nothing is due yet.
     core.tick(at: now())
     if core.hasPendingActions { performActions() }
@@ -86,15 +86,16 @@ final class LWSDriver {
 
   // MARK: - Carrying out the core's actions
 
-  /// Carries out what the core asked for, then writes what was queued for batching peers.
+  /// Carries out what the core asked for, then writes to the peers with output (see `write`).
   /// Runs when every callback (or timer) that reached the core ends.
   func performActions() {
     repeat {
       core.drainActions(perform)
+      let direct = core.pendingOutputCount <= Self.directWriteLimit
       core.drainOutputs { peer in
         // The wsi holds the driver's peer: no reference counting here.
         guard let handle = peer.transport else { return }
-        Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { requestWrite($0) }
+        Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0, direct: direct) }
       }
       flushWrites()
     } while core.hasPendingActions
