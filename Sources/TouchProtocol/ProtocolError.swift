@@ -48,6 +48,7 @@ public struct ProtocolError: Error, Sendable, Equatable {
 /// WebSocket close codes the server uses (RFC 6455 section 7.4.1).
 public enum CloseCode: UInt16, Sendable {
   case goingAway = 1001
+  case protocolError = 1002
   case unsupportedData = 1003
   case invalidPayload = 1007
   case policyViolation = 1008

@@ -23,6 +23,42 @@ import TouchProtocol
     #expect(h.take(a).isEmpty)
   }
 
+  @Test func aCloseFrameTheRFCDoesNotAllowIsAnsweredWithTheServersOwn() throws {
+    let h = CoreHarness()
+    func reply(_ bytes: [UInt8]) throws -> RelayCore.CloseReply {
+      let (peer, _) = try h.observer("s")
+      return bytes.withUnsafeBytes { h.core.peerSentClose(peer, payload: $0) }
+    }
+    #expect(try reply([]) == .echo)
+    #expect(try reply([0x03, 0xE8]) == .echo)
+    #expect(try reply([0x13, 0x87, 0x6F, 0x6B]) == .echo)
+    guard case .close(let code, _) = try reply([0x13, 0x88]) else { return #expect(Bool(false)) }
+    #expect(code == .protocolError)
+    guard case .close(let one, _) = try reply([0x03]) else { return #expect(Bool(false)) }
+    #expect(one == .protocolError)
+    guard case .close(let utf8, _) = try reply([0x03, 0xE8, 0xC3, 0x28]) else { return #expect(Bool(false)) }
+    #expect(utf8 == .invalidPayload)
+  }
+
+  @Test func aSourceWhoseCloseFrameIsRefusedHasNotSaidGoodbye() throws {
+    // Only a valid 1000 is a clean goodbye; a refused close keeps the source for its window.
+    let h = CoreHarness()
+    let (obs, _) = try h.observer("s", ObserverFilter(raw: false))
+    let (src, _) = try h.source("s", at: 0)
+    _ = h.take(obs)
+    _ = [UInt8]([0x03, 0xE8, 0xFF]).withUnsafeBytes { h.core.peerSentClose(src, payload: $0) }
+    h.core.closed(src, at: 1)
+    #expect(h.take(obs).isEmpty)
+    #expect(h.core.nextDue != nil)
+  }
+
+  @Test func textThatIsNotUTF8ClosesWith1007() throws {
+    let h = CoreHarness()
+    let (src, _) = try h.source("s", at: 0)
+    h.core.refuse(src, .invalidText, at: 1)
+    #expect(src.closeToSend?.code == .invalidPayload)
+  }
+
   @Test func shutdownDrainsEveryQueueThenClosesWithGoingAway() throws {
     let h = CoreHarness { $0.drainTimeout = 2 }
     let (obs, _) = try h.observer("s")

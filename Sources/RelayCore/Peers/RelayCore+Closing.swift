@@ -9,6 +9,16 @@ extension RelayCore {
     case binary
     /// A message over `maxMessageBytes` once decompressed (1009).
     case tooBig
+    /// A text message that is not UTF-8 (1007).
+    case invalidText
+  }
+
+  /// How to answer a peer's close frame.
+  public enum CloseReply: Sendable, Equatable {
+    /// Echo it (RFC 6455 §5.5.1): the driver's library does.
+    case echo
+    /// Answer with this close instead and hang up at once: the peer's frame broke the RFC.
+    case close(CloseCode, reason: String)
   }
 
   /// `peer` sent what the protocol does not allow: it is closed at once (nothing more it sent
@@ -22,6 +32,21 @@ extension RelayCore {
       close(peer, .unsupportedData, "binary frames are not part of \(protocolName)", drain: false)
     case .tooBig:
       close(peer, .messageTooBig, "message larger than \(configuration.limits.maxMessageBytes) bytes", drain: false)
+    case .invalidText:
+      close(peer, .invalidPayload, "text is not UTF-8", drain: false)
+    }
+  }
+
+  /// `peer` sent a close frame with this payload: nothing more is queued for it, and the reply
+  /// says whether its frame is echoed or answered with the server's own close (a code no
+  /// endpoint may send or a 1-byte payload: 1002; a reason that is not UTF-8: 1007).
+  public func peerSentClose(_ peer: Peer, payload: UnsafeRawBufferPointer) -> CloseReply {
+    let frame = CloseFrame(payload: payload)
+    peerSentClose(peer, code: frame.code)
+    switch frame {
+    case .empty, .valid: return .echo
+    case .protocolError: return .close(.protocolError, reason: "close code not allowed by RFC 6455")
+    case .invalidReason: return .close(.invalidPayload, reason: "close reason is not UTF-8")
     }
   }
 

@@ -69,14 +69,18 @@ func relayCallback(
 
   case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
     guard let link = LWSPeer.of(wsi) else { return 0 }
-    // lws answers the close itself; nothing may follow its answer.
-    var code: UInt16?
-    if let input, len >= 2 {
-      let b = input.assumingMemoryBound(to: UInt8.self)
-      code = UInt16(b[0]) << 8 | UInt16(b[1])
+    let payload = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len)
+    switch core.peerSentClose(link.peer, payload: payload) {
+    case .echo:
+      // lws answers with the same payload; nothing may follow its answer.
+      return 0
+    case .close(let code, let reason):
+      // lws would echo the frame as it came (a 5000, a 1-byte payload, a reason that is not
+      // UTF-8): our own close goes first, and returning -1 with no close reason set makes lws
+      // hang up at once instead of sending a close of its own and waiting 5 s for its ack.
+      sendClose(on: wsi, code, reason)
+      return -1
     }
-    core.peerSentClose(link.peer, code: code)
-    return 0
 
   case LWS_CALLBACK_CLOSED:
     if let raw = lws_get_opaque_user_data(wsi) {
@@ -109,6 +113,15 @@ private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutabl
     return driver.core.refuse(peer, .binary, at: driver.now())
   }
   let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len)
+  let final = lws_is_final_fragment(wsi) != 0
+  // UTF-8 is checked here, not by lws (LWS_SERVER_OPTION_VALIDATE_UTF8 is off): lws hangs up
+  // without a close frame on a close reason that is not UTF-8, where RFC 6455 asks for 1007.
+  // Chunks and fragments are read on from where the last one stopped.
+  guard link.utf8.consume(chunk), !final || link.utf8.isComplete else {
+    link.rx = []
+    return driver.core.refuse(peer, .invalidText, at: driver.now())
+  }
+  if final { link.utf8 = UTF8Validator() }
   let limit = driver.core.configuration.limits.maxMessageBytes
   // A frame that declares more than the limit (plus slack for deflate's framing) is refused
   // at once, rather than after the peer has sent that much.
@@ -117,7 +130,6 @@ private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutabl
     link.rx = []
     return driver.core.refuse(peer, .tooBig, at: driver.now())
   }
-  let final = lws_is_final_fragment(wsi) != 0
   if final && link.rx.isEmpty {
     // The common case: a whole message in one chunk, decoded where it lies.
     driver.core.receive(chunk, from: peer, at: driver.now())
@@ -127,5 +139,21 @@ private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutabl
       link.rx.withUnsafeBytes { driver.core.receive($0, from: peer, at: driver.now()) }
       link.rx.removeAll(keepingCapacity: link.rx.capacity <= 64 * 1024)
     }
+  }
+}
+
+/// Writes a close frame of our own (code and reason) at once, outside lws' close handshake:
+/// lws 4.1 keeps its close opcode private (`lws_close_reason` only sets the code for a close
+/// lws sends itself, then waits for its ack), so the frame is built here (server frames are
+/// unmasked) and handed over as bytes to send as they are, as `FrameBatch`'s are.
+private func sendClose(on wsi: OpaquePointer, _ code: CloseCode, _ reason: String) {
+  let headroom = Int(tr_lws_pre())
+  let text = Array(reason.utf8.prefix(123))
+  var frame = [UInt8](repeating: 0, count: headroom)
+  frame += [0x88, UInt8(2 + text.count), UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)] + text
+  let count = frame.count - headroom
+  frame.withUnsafeMutableBytes { raw in
+    let p = raw.baseAddress!.advanced(by: headroom).assumingMemoryBound(to: UInt8.self)
+    _ = lws_write(wsi, p, count, LWS_WRITE_HTTP)
   }
 }

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import RelayCore
+import TouchProtocol
 
 /// The driver's side of one WebSocket: its wsi, what is owed to lws for writing, and the
 /// message being reassembled from fragments. The core's `Peer` points here through
@@ -18,6 +19,8 @@ final class LWSPeer {
   var inFlight: OutgoingMessage?
   /// Bytes of the message being reassembled from fragments.
   @exclusivity(unchecked) var rx: [UInt8] = []
+  /// Where the UTF-8 check of the message under way stands (chunks and fragments).
+  @exclusivity(unchecked) var utf8 = UTF8Validator()
 
   init(wsi: OpaquePointer, peer: Peer, batchesWrites: Bool) {
     self.wsi = wsi

@@ -160,7 +160,9 @@ public final class RelayServer: Sendable {
     info.protocols = UnsafePointer(resources.protocols)
     if configuration.compression { info.extensions = UnsafePointer(resources.extensions) }
     info.retry_and_idle_policy = UnsafePointer(resources.retryPolicy)
-    info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+    // UTF-8 is checked by the driver (see `receive` in LWSCallback): lws' own check hangs up
+    // without a close frame on a close reason that is not UTF-8.
+    info.options = 0
     // Without it a listener lws cannot open is parked for later, and the context starts
     // listening nowhere.
     info.options |= UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)

@@ -50,7 +50,7 @@ final class SourceRecorder {
   func message(_ bytes: [UInt8], rt: Double) {
     line(rt: rt) { w in
       w.key("in")
-      // lws has validated the UTF-8 of every text message before it reaches us.
+      // The driver has checked that every text message is UTF-8 before the core sees it.
       w.string(String(decoding: bytes, as: UTF8.self))
     }
   }
