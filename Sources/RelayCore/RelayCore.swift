@@ -68,6 +68,9 @@ public final class RelayCore {
   var resumeAt: Double?
   /// When the earliest departed source's resume window ends.
   var sweepAt: Double?
+  /// Peers with rate-limit refusals not reported yet, and when the first report is due.
+  var reportsOwed: [Peer] = []
+  var reportAt: Double?
   /// The wake-up the driver was last asked for (`.wake`), until it fires.
   var wakeAt: Double?
 

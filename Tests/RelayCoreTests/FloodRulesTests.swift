@@ -69,3 +69,30 @@ import TouchProtocol
     #expect(h.takeActions().filter(\.isResume).map(\.peer?.serial) == [obs.serial])
   }
 }
+
+/// `rate_limited` is at most one report per window among refusals, and at least one within a
+/// window of the last refusal: a peer that goes quiet after a burst still hears how much it lost.
+@Suite struct RateLimitedReportTests {
+  @Test func refusalsLeftUnreportedWhenThePeerGoesQuietAreReportedWithinAWindow() throws {
+    let h = CoreHarness { $0.limits.maxFramesPerSecond = 10 }
+    let (src, _) = try h.source("s", at: 0)
+    _ = h.take(src)
+    // 10 pass, the 11th is refused and reported at once, 3 more are refused within the window.
+    for i in 1...14 { h.send(h.frame(i, t: Double(1000 + i), []), from: src, at: 10 + Double(i) / 10) }
+    let first = h.take(src).filter { $0.type == "error" }
+    #expect(first.count == 1)
+    #expect(first.first?["message"]?.string?.contains("1 frame dropped") == true)
+    // The source sends nothing more; the rest is owed at the window's end.
+    let reported = 10 + 1.1
+    #expect(h.core.nextDue == reported + FloodRules.windowMs)
+    h.tick(at: reported + FloodRules.windowMs - 1)
+    #expect(h.take(src).isEmpty)
+    h.tick(at: reported + FloodRules.windowMs)
+    let late = h.take(src)
+    #expect(late.map { $0["code"]?.string } == ["rate_limited"])
+    #expect(late.first?["message"]?.string?.contains("3 frames dropped") == true)
+    #expect(late.first?["seq"]?.number == 14)
+    // Nothing more is owed.
+    #expect(h.core.nextDue == nil)
+  }
+}

@@ -35,6 +35,18 @@ struct RateGate {
       admitted: false, report: report, pauseUntil: floods ? rt + limiter.millisecondsUntilToken(at: rt) : nil)
   }
 
+  /// When the refusals not reported yet are owed their report, if any are: one window after the
+  /// last report, so a peer that falls quiet after a flood still hears how much it lost.
+  var reportDue: Double? {
+    unreported > 0 ? lastReport + WindowCount.ms : nil
+  }
+
+  /// The count of refusals owed a report at `rt`, if their time has come (see `reportDue`).
+  mutating func takeOverdueReport(at rt: Double) -> Int? {
+    guard let due = reportDue, due <= rt else { return nil }
+    return takeReport(at: rt)
+  }
+
   private mutating func takeReport(at rt: Double) -> Int {
     defer {
       unreported = 0

@@ -44,6 +44,8 @@ public final class Peer: DeadlineQueueItem {
   @exclusivity(unchecked) var controlGate: RateGate?
   /// Errors sent to this peer in the current window (`RelayCore.erred`).
   var errorWindow = WindowCount()
+  /// Listed in the core's `reportsOwed`: refusals not reported yet.
+  var owesReport = false
 
   init(
     serial: Int, role: Role, session: Session, filter: ObserverFilter, queue: ObserverQueue, openedAt: Double,
