@@ -52,7 +52,7 @@ let package = Package(
     .target(
       name: "RelayServer",
       dependencies: [
-        "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine",
+        "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine", "Markup",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
@@ -61,7 +61,9 @@ let package = Package(
       resources: [.copy("Web")]
     ),
     // A recording (`--record`) drawn as SVG: trails on the surface, gestures on a timeline.
-    .target(name: "RecordingDrawing", dependencies: ["TouchProtocol"]),
+    // Escaping text for HTML and XML, shared by the pages, the drawing and touch-load's report.
+    .target(name: "Markup"),
+    .target(name: "RecordingDrawing", dependencies: ["TouchProtocol", "Markup"]),
     .executableTarget(
       name: "touch-relay",
       dependencies: [
@@ -85,7 +87,7 @@ let package = Package(
     .executableTarget(
       name: "touch-load",
       dependencies: [
-        "TouchProtocol", "TouchRelayClient",
+        "TouchProtocol", "TouchRelayClient", "Markup",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

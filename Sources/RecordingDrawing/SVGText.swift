@@ -1,23 +1,10 @@
 import Foundation
+import Markup
 
 /// Text and numbers as they go into the SVG: escaped, and coordinates to a hundredth of a
 /// point (finer is invisible and only makes a long recording's file bigger).
 enum SVGText {
-  static func escape(_ s: String) -> String {
-    var out = ""
-    for c in s.unicodeScalars {
-      switch c {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      // Not allowed in XML 1.0, whatever a device named itself.
-      case _ where c.value < 0x20: out += " "
-      default: out.unicodeScalars.append(c)
-      }
-    }
-    return out
-  }
+  static func escape(_ s: String) -> String { XMLEscaping.escape(s) }
 
   static func number(_ v: Double) -> String {
     let r = (v * 100).rounded() / 100

@@ -1,25 +1,10 @@
 import Foundation
+import Markup
 
 /// Text put into the HTML page and its inline SVG. The page is also well-formed XML (every
 /// element closed, nothing unescaped), so any XML parser can read it back, as the tests do.
 enum Markup {
-  static func escape(_ s: String) -> String {
-    var out = ""
-    out.reserveCapacity(s.utf8.count)
-    for c in s.unicodeScalars {
-      switch c {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      // Control characters are not allowed in XML 1.0, whatever a server sent.
-      case _ where c.value < 0x20 && c != "\n" && c != "\t": out += "?"
-      default: out.unicodeScalars.append(c)
-      }
-    }
-    return out
-  }
+  static func escape(_ s: String) -> String { XMLEscaping.escape(s) }
 
   /// Milliseconds with the digits that matter at their size: 0.412, 3.18, 42.5, 1250.
   static func ms(_ v: Double) -> String {

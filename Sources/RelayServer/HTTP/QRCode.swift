@@ -1,4 +1,5 @@
 import CQREncode
+import Markup
 
 /// QR codes from Debian's libqrencode, drawn as SVG here.
 enum QRCode {
@@ -37,7 +38,7 @@ enum QRCode {
       <?xml version="1.0" encoding="UTF-8"?>
       <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(size) \(size)" width="\(px)" height="\(px)" \
       shape-rendering="crispEdges" data-modules="\(m.count)">
-      <title>\(WebPages.escape(text))</title>
+      <title>\(XMLEscaping.escape(text))</title>
       <rect width="\(size)" height="\(size)" fill="#fff"/>
       <path fill="#000" d="\(d)"/>
       </svg>

@@ -1,4 +1,5 @@
 import Foundation
+import Markup
 import RelayCore
 import TouchProtocol
 
@@ -73,7 +74,7 @@ struct WebPages {
         list =
           #"<ul id="sessions">"#
           + live.map { s in
-            let n = Self.escape(s.name)
+            let n = XMLEscaping.escape(s.name)
             return #"<li><code>\#(n)</code> — \#(s.sources) source\#(s.sources == 1 ? "" : "s"), "#
               + #"\#(s.observers) observer\#(s.observers == 1 ? "" : "s"): "#
               + #"<a href="/pad/\#(n)">pad</a> · <a href="/watch/\#(n)">watch</a></li>"#
@@ -96,20 +97,6 @@ struct WebPages {
     return HTTPResponse(status: 200, contentType: f.contentType, body: f.bytes)
   }
 
-  static func escape(_ s: String) -> String {
-    var out = ""
-    for c in s {
-      switch c {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default: out.append(c)
-      }
-    }
-    return out
-  }
 
   // MARK: Sessions
 
