@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+/// The core does no I/O and reads no clock: it may import only the protocol, the engine, the
+/// logging facade (for its log lines' types) and the prefetch hint. Foundation, Glibc,
+/// Dispatch or libwebsockets in a core file would let sockets, files, clocks or threads in.
+@Suite struct PurityTests {
+  static let allowed: Set<String> = ["TouchProtocol", "GestureEngine", "Logging", "CPrefetch"]
+
+  @Test func everyCoreFileImportsOnlyPureModules() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Sources/RelayCore")
+    let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
+      .filter { $0.hasSuffix(".swift") }
+    #expect(files.count > 20)
+    for file in files {
+      let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+      for line in text.split(separator: "\n") where line.hasPrefix("import ") || line.contains(" import ") {
+        guard line.hasPrefix("import ") || line.hasPrefix("@") else { continue }
+        let module = String(line.split(separator: " ").last ?? "")
+        #expect(Self.allowed.contains(module), "\(file) imports \(module)")
+      }
+    }
+  }
+}
