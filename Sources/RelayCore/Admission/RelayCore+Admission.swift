@@ -4,21 +4,33 @@ import TouchProtocol
 extension RelayCore {
   /// Whether an upgrade to `target` may proceed; nil when it may, the HTTP answer otherwise.
   /// Tokens and origin first (the same answer whether the session exists or not), then
-  /// capacity. `address` is the client's, as the limits count it.
-  public func admit(_ target: RequestTarget, address: String, token: String?, origin: String?) -> HTTPResponse? {
+  /// capacity. `address` is the client's, as the limits count it; `wallClock` is the request's
+  /// wall-clock time in Unix seconds, which signed tokens' `exp` and `nbf` are checked against
+  /// (the core has no clock: the driver reads it, so the same request always gets the same answer).
+  public func admit(
+    _ target: RequestTarget, address: String, token: String?, origin: String?, wallClock: Double
+  ) -> HTTPResponse? {
     if stopping { return HTTPResponse(status: 503, body: "shutting down\n") }
     let role: Peer.Role
     switch target {
     case .source: role = .source
     case .observer: role = .observer
     }
-    switch access.check(session: target.sessionName, role: role, token: token, origin: origin) {
-    case .allowed: break
+    switch access.check(session: target.sessionName, role: role, token: token, origin: origin, wallClock: wallClock) {
+    case .allowed, .allowedUntil: break
     case .missingToken:
       return HTTPResponse(
         status: 401, body: "a token is required: ?token=... or Authorization: Bearer ...\n",
         headers: [("WWW-Authenticate", "Bearer")])
-    case .wrongToken: return HTTPResponse(status: 403, body: "token not accepted\n")
+    case .wrongToken(let why):
+      // Why is for the operator only: the client gets the same answer whatever it is.
+      log(
+        .notice, "token not accepted",
+        [
+          "why": "\(why?.description ?? "not a shared token")", "role": "\(role.rawValue)",
+          "session": "\(target.sessionName)", "peer": "\(address)",
+        ])
+      return HTTPResponse(status: 403, body: "token not accepted\n")
     case .originNotAllowed: return HTTPResponse(status: 403, body: "origin not allowed\n")
     }
     let l = configuration.limits

@@ -44,6 +44,10 @@ public final class Peer: DeadlineQueueItem {
   @exclusivity(unchecked) var controlGate: RateGate?
   /// Errors sent to this peer in the current window (`RelayCore.erred`).
   var errorWindow = WindowCount()
+  /// Admitted with a signed token: when it expires (server ms), and its place in the core's
+  /// queue of expiries.
+  public internal(set) var tokenExpiresAt: Double?
+  var tokenExpiry: TokenExpiry?
 
   init(
     serial: Int, role: Role, session: Session, filter: ObserverFilter, queue: ObserverQueue, openedAt: Double,

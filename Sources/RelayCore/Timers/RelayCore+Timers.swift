@@ -1,6 +1,6 @@
 /// Time in the core: the sources' engine deadlines (a single tap once the double-tap wait is
-/// over, a long press), the end of departed sources' resume windows, paused readers' return and
-/// the shutdown drain's end. The driver calls `tick(at:)` before its loop waits (and when the
+/// over, a long press), the end of departed sources' resume windows, paused readers' return,
+/// signed tokens' expiry and the shutdown drain's end. The driver calls `tick(at:)` before its loop waits (and when the
 /// wake-up it was asked for fires); the core fires what is due and asks for the next wake-up.
 extension RelayCore {
   /// How long after an engine deadline the wake-up comes: a busy loop ticks far more often than
@@ -16,7 +16,7 @@ extension RelayCore {
 
   /// The earliest of what is due other than engine deadlines.
   private var otherDue: Double? {
-    earliest(earliest(resumeAt, sweepAt), drainDeadline)
+    earliest(earliest(earliest(resumeAt, sweepAt), drainDeadline), tokenExpiries.earliest)
   }
 
   private func earliest(_ a: Double?, _ b: Double?) -> Double? {
@@ -34,6 +34,7 @@ extension RelayCore {
     }
     resumeReaders(at: rt)
     if let due = sweepAt, due <= rt { sweepDeparted(at: rt) }
+    if let due = tokenExpiries.earliest, due <= rt { expireTokens(at: rt) }
     if let due = drainDeadline, due <= rt { drainDeadlinePassed() }
     planWake(at: rt)
   }
