@@ -63,7 +63,7 @@ let package = Package(
     .target(
       name: "RelayServer",
       dependencies: [
-        "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine",
+        "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine", "SignedTokens",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),

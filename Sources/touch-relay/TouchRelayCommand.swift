@@ -179,6 +179,26 @@ struct TouchRelayCommand: ParsableCommand {
       valueName: "url"))
   var publicURL: String?
 
+  // MARK: Signed tokens (JWT): resolved by `resolveSignedTokens` (TouchRelayCommand+SignedTokens.swift)
+
+  @Option(
+    help: ArgumentHelp(
+      "Key signed tokens (JWT) are verified with: an HS256 secret (the file's bytes), a PEM public key (ES256, RS256) or a JWKS (keys chosen by kid); repeatable, all in force (rotation); re-read on SIGHUP. [env: TOUCH_RELAY_JWT_KEY, comma-separated] (default: none)",
+      valueName: "file"))
+  var jwtKey: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds a signed token's exp and nbf are stretched by. [env: TOUCH_RELAY_JWT_LEEWAY] (default: 30)",
+      valueName: "seconds"))
+  var jwtLeeway: Double?
+
+  @Option(
+    help: ArgumentHelp(
+      "Audience a signed token's aud must name. [env: TOUCH_RELAY_JWT_AUDIENCE] (default: aud not checked)",
+      valueName: "aud"))
+  var jwtAudience: String?
+
   func validate() throws {
     _ = try resolved()
   }
@@ -240,6 +260,7 @@ struct TouchRelayCommand: ParsableCommand {
       throw ValidationError("\(name) must not be empty")
     }
     c.tokensFile = tokens ?? env["TOUCH_RELAY_TOKENS"]
+    try resolveSignedTokens(&c)
     let origins =
       allowedOrigin.isEmpty
       ? (env["TOUCH_RELAY_ALLOWED_ORIGIN"]?.split(separator: ",").map {
