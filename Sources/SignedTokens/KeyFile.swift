@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import _CryptoExtras
 
 /// What a `--jwt-key` file holds, told apart by its contents: a JWKS (`{"keys": [...]}`) or a
@@ -25,18 +26,42 @@ public enum KeyFile {
   }
 
   private static func parsePEM(_ pem: String) throws(KeyFileError) -> VerificationKey {
-    guard pem.contains("-----BEGIN PUBLIC KEY-----") || pem.contains("-----BEGIN RSA PUBLIC KEY-----") else {
+    let isPKCS1 = pem.contains("-----BEGIN RSA PUBLIC KEY-----")
+    guard pem.contains("-----BEGIN PUBLIC KEY-----") || isPKCS1 else {
       throw KeyFileError("a PEM key file must hold a public key (BEGIN PUBLIC KEY), not a private key or a certificate")
     }
-    if let key = try? P256.Signing.PublicKey(pemRepresentation: pem) {
+    if !isPKCS1, let key = try? P256.Signing.PublicKey(pemRepresentation: pem) {
       return VerificationKey(id: nil, material: .p256(key))
     }
-    if let key = try? _RSA.Signing.PublicKey(pemRepresentation: pem) {
-      return VerificationKey(id: nil, material: .rsa(key))
+    let components =
+      pemBody(pem).flatMap {
+        isPKCS1 ? RSAPublicKeyDER.components(pkcs1: $0) : RSAPublicKeyDER.components(subjectPublicKeyInfo: $0)
+      }
+    guard let (n, e) = components, let key = try? _RSA.Signing.PublicKey(n: n, e: e),
+      key.keySizeInBits >= VerificationKey.minimumRSABits
+    else {
+      throw KeyFileError(
+        "the PEM public key is neither a P-256 key (ES256) nor an RSA key of at least \(VerificationKey.minimumRSABits) bits (RS256)"
+      )
     }
-    throw KeyFileError(
-      "the PEM public key is neither a P-256 key (ES256) nor an RSA key of at least \(VerificationKey.minimumRSABits) bits (RS256)"
-    )
+    return VerificationKey(id: nil, material: .rsa(key))
+  }
+
+  /// The DER bytes of the first PEM block: the base64 between its BEGIN and END lines.
+  private static func pemBody(_ pem: String) -> [UInt8]? {
+    var body = ""
+    var inside = false
+    for line in pem.split(whereSeparator: \.isNewline) {
+      let text = line.trimmingCharacters(in: .whitespaces)
+      if text.hasPrefix("-----BEGIN ") {
+        inside = true
+      } else if text.hasPrefix("-----END ") {
+        return inside ? Data(base64Encoded: body).map(Array.init) : nil
+      } else if inside {
+        body += text
+      }
+    }
+    return nil
   }
 
   private static func parseJSON(_ bytes: [UInt8]) throws(KeyFileError) -> (keys: [VerificationKey], skipped: Int) {

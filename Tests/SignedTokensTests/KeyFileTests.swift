@@ -21,6 +21,15 @@ import _CryptoExtras
     let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     #expect(try KeyFile.parse(Array(ec.publicKey.pemRepresentation.utf8)).keys.first?.algorithm == .es256)
     #expect(try KeyFile.parse(Array(rsa.publicKey.pemRepresentation.utf8)).keys.first?.algorithm == .rs256)
+    #expect(try KeyFile.parse(Array(rsa.publicKey.pkcs1PEMRepresentation.utf8)).keys.first?.algorithm == .rs256)
+    // The RSA key read from its DER by us verifies what the private key signed.
+    let rsaKeys = try KeyFile.parse(Array(rsa.publicKey.pemRepresentation.utf8)).keys
+    let t = try TestTokens.token(header: #"{"alg":"RS256"}"#, claims: TestTokens.claims(), sign: TestTokens.rs256(rsa))
+    #expect((try? TokenVerifier(keys: rsaKeys).verify(t, at: 1_800_000_000).get()) != nil)
+    // Neither P-256 nor RSA: refused without reaching swift-crypto's RSA DER parser, which frees
+    // its key twice when the parse fails.
+    let ed25519 = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGX/zhhHwI7TWqnXl33Wv2yNWoS6r5OUWgCq5kldy1Sk=\n-----END PUBLIC KEY-----\n"
+    #expect(throws: KeyFileError.self) { try KeyFile.parse(Array(ed25519.utf8)) }
     // A private key is refused rather than read for its public half.
     #expect(throws: KeyFileError.self) { try KeyFile.parse(Array(ec.pemRepresentation.utf8)) }
     #expect(throws: KeyFileError.self) { try KeyFile.parse(Array("-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----\n".utf8)) }
