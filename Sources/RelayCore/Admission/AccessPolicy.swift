@@ -5,7 +5,8 @@ import SignedTokens
 /// reloaded on SIGHUP) and the browser origins allowed to upgrade. A request passes if either
 /// kind of token accepts it.
 public struct AccessPolicy: Sendable {
-  /// Accepted tokens for one role; empty means no token is required.
+  /// Accepted tokens for one role; empty means no token is required (unless signed-token keys
+  /// are in force).
   public typealias Tokens = [String]
 
   public struct SessionTokens: Sendable, Equatable {
