@@ -69,9 +69,15 @@ public enum JOSEJSON: Equatable, Sendable {
       case UInt8(ascii: "{"): return try object(depth: depth)
       case UInt8(ascii: "["): return try array(depth: depth)
       case UInt8(ascii: "\""): return .string(try string())
-      case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-      case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-      case UInt8(ascii: "n"): try literal("null"); return .null
+      case UInt8(ascii: "t"):
+        try literal("true")
+        return .bool(true)
+      case UInt8(ascii: "f"):
+        try literal("false")
+        return .bool(false)
+      case UInt8(ascii: "n"):
+        try literal("null")
+        return .null
       default: return .number(try number())
       }
     }
@@ -94,7 +100,9 @@ public enum JOSEJSON: Equatable, Sendable {
       }
       while true {
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw ParseError("expected a member name") }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+          throw ParseError("expected a member name")
+        }
         let name = try string()
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw ParseError("expected ':'") }
@@ -204,7 +212,9 @@ public enum JOSEJSON: Equatable, Sendable {
       let start = index
       func digits(_ p: inout Parser) -> Int {
         let s = p.index
-        while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) { p.index += 1 }
+        while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) {
+          p.index += 1
+        }
         return p.index - s
       }
       if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }

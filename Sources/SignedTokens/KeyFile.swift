@@ -41,7 +41,8 @@ public enum KeyFile {
       key.keySizeInBits >= VerificationKey.minimumRSABits
     else {
       throw KeyFileError(
-        "the PEM public key is neither a P-256 key (ES256) nor an RSA key of at least \(VerificationKey.minimumRSABits) bits (RS256)"
+        "the PEM public key is neither a P-256 key (ES256) nor an RSA key of at least "
+          + "\(VerificationKey.minimumRSABits) bits (RS256)"
       )
     }
     return VerificationKey(id: nil, material: .rsa(key))
@@ -133,7 +134,9 @@ public enum KeyFile {
       guard alg == nil || alg == JWTAlgorithm.rs256.rawValue else { return nil }
       let n = try bytes("n")
       let e = try bytes("e")
-      guard let key = try? _RSA.Signing.PublicKey(n: n, e: e) else { throw KeyFileError("\(name): n and e are not an RSA key") }
+      guard let key = try? _RSA.Signing.PublicKey(n: n, e: e) else {
+        throw KeyFileError("\(name): n and e are not an RSA key")
+      }
       guard key.keySizeInBits >= VerificationKey.minimumRSABits else {
         throw KeyFileError("\(name): RSA keys must have at least \(VerificationKey.minimumRSABits) bits")
       }

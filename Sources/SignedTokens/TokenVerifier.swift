@@ -26,7 +26,9 @@ public struct TokenVerifier: Sendable {
   /// (Unix seconds).
   public func verify(_ token: String, at wallClock: Double) -> Result<VerifiedToken, TokenRefusal> {
     let bytes = Array(token.utf8)
-    guard bytes.count <= Self.maxTokenBytes else { return .failure(.malformed("longer than \(Self.maxTokenBytes) bytes")) }
+    guard bytes.count <= Self.maxTokenBytes else {
+      return .failure(.malformed("longer than \(Self.maxTokenBytes) bytes"))
+    }
     let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
     guard parts.count == 3 else { return .failure(.malformed("not three parts")) }
     guard let headerBytes = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),

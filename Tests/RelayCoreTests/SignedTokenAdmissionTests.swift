@@ -18,7 +18,8 @@ import TouchProtocol
     return input + "." + Base64URL.encode(Array(mac))
   }
 
-  func claims(exp: Double? = nil, nbf: Double? = nil, role: String = "source", session: String = #""stage""#) -> String {
+  func claims(exp: Double? = nil, nbf: Double? = nil, role: String = "source", session: String = #""stage""#) -> String
+  {
     var members = [#""exp":\#(exp ?? wall + 600)"#, #""role":"\#(role)""#, #""session":\#(session)"#]
     if let nbf { members.append(#""nbf":\#(nbf)"#) }
     return "{" + members.joined(separator: ",") + "}"

@@ -112,7 +112,8 @@ import TouchRelayClient
     #expect(await status(relay, "/v1/observe/stage", token: es).0 == 403)
     #expect(await status(relay, "/v1/source/stage-2", token: es).0 == 403)
     // RS256 by PyJWT: an observer of a list of sessions, as a Bearer header.
-    let rs = try Self.pyjwt("RS256", key: keys.path("rsa.pem"), Self.claims(role: "observer", session: #"["a","stage"]"#))
+    let rs = try Self.pyjwt(
+      "RS256", key: keys.path("rsa.pem"), Self.claims(role: "observer", session: #"["a","stage"]"#))
     #expect(await status(relay, "/v1/observe/stage", token: rs, bearer: true).0 == 101)
     #expect(await status(relay, "/v1/observe/a", token: rs, bearer: true).0 == 101)
     #expect(await status(relay, "/v1/observe/b", token: rs, bearer: true).0 == 403)
@@ -150,16 +151,39 @@ import TouchRelayClient
     let pieces = valid.split(separator: ".").map(String.init)
     let forgedPayload = Base64URL.encode(Array(Self.claims(role: "both", session: #""*""#, aud: "touch-relay").utf8))
     var refused: [(String, String)] = [
-      ("expired", try Self.pyjwt("ES256", key: keys.path("ec.pem"), Self.claims(role: "both", session: #""stage""#, expiresIn: -60, aud: "touch-relay"))),
-      ("not yet valid", try Self.pyjwt("ES256", key: keys.path("ec.pem"), Self.claims(role: "both", session: #""stage""#, nbfIn: 300, aud: "touch-relay"))),
-      ("wrong audience", try Self.pyjwt("RS256", key: keys.path("rsa.pem"), Self.claims(role: "both", session: #""stage""#, aud: "someone-else"))),
-      ("no audience", try Self.pyjwt("RS256", key: keys.path("rsa.pem"), Self.claims(role: "both", session: #""stage""#))),
+      (
+        "expired",
+        try Self.pyjwt(
+          "ES256", key: keys.path("ec.pem"),
+          Self.claims(role: "both", session: #""stage""#, expiresIn: -60, aud: "touch-relay"))
+      ),
+      (
+        "not yet valid",
+        try Self.pyjwt(
+          "ES256", key: keys.path("ec.pem"),
+          Self.claims(role: "both", session: #""stage""#, nbfIn: 300, aud: "touch-relay"))
+      ),
+      (
+        "wrong audience",
+        try Self.pyjwt(
+          "RS256", key: keys.path("rsa.pem"), Self.claims(role: "both", session: #""stage""#, aud: "someone-else"))
+      ),
+      (
+        "no audience",
+        try Self.pyjwt("RS256", key: keys.path("rsa.pem"), Self.claims(role: "both", session: #""stage""#))
+      ),
       ("wrong key", try Self.pyjwt("ES256", key: keys.path("other.pem"), good)),
       ("wrong secret", Self.hs256(Array("some-other-secret-that-is-long-enough".utf8), good)),
       ("tampered payload", "\(pieces[0]).\(forgedPayload).\(pieces[2])"),
       ("alg none", try Self.pyjwt(["none", "--claims", good])),
-      ("HS256 with the EC public key", try Self.pyjwt(["hs256-with-file", "--file", keys.path("ec.pub.pem"), "--claims", good])),
-      ("HS256 with the RSA public key", try Self.pyjwt(["hs256-with-file", "--file", keys.path("rsa.pub.pem"), "--claims", good])),
+      (
+        "HS256 with the EC public key",
+        try Self.pyjwt(["hs256-with-file", "--file", keys.path("ec.pub.pem"), "--claims", good])
+      ),
+      (
+        "HS256 with the RSA public key",
+        try Self.pyjwt(["hs256-with-file", "--file", keys.path("rsa.pub.pem"), "--claims", good])
+      ),
       ("unknown kid", try Self.pyjwt("ES256", key: keys.path("ec.pem"), kid: "nobody", good)),
       ("malformed", "not-a-jwt"),
     ]
@@ -174,15 +198,19 @@ import TouchRelayClient
     }
     #expect(bodies == ["token not accepted\n"])
     #expect(await status(relay, "/v1/observe/stage", token: nil).0 == 401)
-    #expect(await status(relay, "/v1/observe/nowhere", token: nil).1 == (await status(relay, "/v1/observe/stage", token: nil).1))
+    #expect(
+      await status(relay, "/v1/observe/nowhere", token: nil).1
+        == (await status(relay, "/v1/observe/stage", token: nil).1))
   }
 
   @Test func keysRotateThroughAJWKSReloadedOnRequest() async throws {
     let keys = try Keys()
     defer { keys.remove() }
     let jwks = keys.path("keys.json")
-    try Self.pyjwt(["jwks", "--kid", "old", "--public", keys.path("ec.pub.pem"), "--kid", "new", "--public", keys.path("rsa.pub.pem")])
-      .write(toFile: jwks, atomically: true, encoding: .utf8)
+    try Self.pyjwt([
+      "jwks", "--kid", "old", "--public", keys.path("ec.pub.pem"), "--kid", "new", "--public", keys.path("rsa.pub.pem"),
+    ])
+    .write(toFile: jwks, atomically: true, encoding: .utf8)
     let relay = try TestRelay { $0.jwtKeyFiles = [jwks, keys.secret] }
     defer { relay.stop() }
     let claims = Self.claims(role: "observer", session: #""stage""#)

@@ -11,7 +11,8 @@ import _CryptoExtras
     let secret = "a-shared-secret-of-at-least-32-bytes!"
     let keys = try KeyFile.parse(Array((secret + "\n").utf8)).keys
     #expect(keys.count == 1 && keys[0].algorithm == .hs256)
-    let t = TestTokens.token(header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(Array(secret.utf8)))
+    let t = TestTokens.token(
+      header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(Array(secret.utf8)))
     #expect((try? TokenVerifier(keys: keys).verify(t, at: now).get()) != nil)
     #expect(throws: KeyFileError.self) { try KeyFile.parse(Array("short\n".utf8)) }
   }
@@ -28,13 +29,19 @@ import _CryptoExtras
     #expect((try? TokenVerifier(keys: rsaKeys).verify(t, at: 1_800_000_000).get()) != nil)
     // Neither P-256 nor RSA: refused without reaching swift-crypto's RSA DER parser, which frees
     // its key twice when the parse fails.
-    let ed25519 = "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGX/zhhHwI7TWqnXl33Wv2yNWoS6r5OUWgCq5kldy1Sk=\n-----END PUBLIC KEY-----\n"
+    let ed25519 =
+      "-----BEGIN PUBLIC KEY-----\n" + "MCowBQYDK2VwAyEAGX/zhhHwI7TWqnXl33Wv2yNWoS6r5OUWgCq5kldy1Sk=\n"
+      + "-----END PUBLIC KEY-----\n"
     #expect(throws: KeyFileError.self) { try KeyFile.parse(Array(ed25519.utf8)) }
     // A private key is refused rather than read for its public half.
     #expect(throws: KeyFileError.self) { try KeyFile.parse(Array(ec.pemRepresentation.utf8)) }
-    #expect(throws: KeyFileError.self) { try KeyFile.parse(Array("-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----\n".utf8)) }
+    #expect(throws: KeyFileError.self) {
+      try KeyFile.parse(Array("-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----\n".utf8))
+    }
     // A P-384 key is neither.
-    #expect(throws: KeyFileError.self) { try KeyFile.parse(Array(P384.Signing.PrivateKey().publicKey.pemRepresentation.utf8)) }
+    #expect(throws: KeyFileError.self) {
+      try KeyFile.parse(Array(P384.Signing.PrivateKey().publicKey.pemRepresentation.utf8))
+    }
   }
 
   @Test func aJWKSGivesKeysByKidWithTheAlgorithmFromTheirType() throws {
@@ -56,7 +63,8 @@ import _CryptoExtras
     #expect(keys.map(\.id) == ["ec-1", "hs-1"])
     #expect(keys.map(\.algorithm) == [.es256, .hs256])
     #expect(skipped == 3)
-    let t = try TestTokens.token(header: #"{"alg":"ES256","kid":"ec-1"}"#, claims: TestTokens.claims(), sign: TestTokens.es256(ec))
+    let t = try TestTokens.token(
+      header: #"{"alg":"ES256","kid":"ec-1"}"#, claims: TestTokens.claims(), sign: TestTokens.es256(ec))
     #expect((try? TokenVerifier(keys: keys).verify(t, at: now).get())?.keyID == "ec-1")
     // An EC JWK without alg is ES256 whatever a token's header says.
     let confused = TestTokens.token(

@@ -40,7 +40,8 @@ import _CryptoExtras
       header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(),
       sign: TestTokens.hs256(Array("another-secret-of-at-least-32-bytes!!".utf8)))
     #expect(v.verify(other, at: now) == .failure(.badSignature))
-    let good = TestTokens.token(header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(role: "observer"), sign: TestTokens.hs256(secret))
+    let good = TestTokens.token(
+      header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(role: "observer"), sign: TestTokens.hs256(secret))
     #expect((try? v.verify(good, at: now).get()) != nil)
     let parts = good.split(separator: ".")
     let forged = parts[0] + "." + Base64URL.encode(Array(TestTokens.claims(role: "both").utf8)) + "." + parts[2]
@@ -61,7 +62,8 @@ import _CryptoExtras
     // HS256 "signed" with the public keys' PEM text as the secret.
     for pem in [ec.publicKey.pemRepresentation, rsa.publicKey.pemRepresentation] {
       for secret in [Array(pem.utf8), Array((pem + "\n").utf8)] {
-        let t = TestTokens.token(header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
+        let t = TestTokens.token(
+          header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
         #expect(v.verify(t, at: now) == .failure(.algorithmNotAccepted))
       }
     }
@@ -72,13 +74,16 @@ import _CryptoExtras
 
   @Test func anUnknownKidIsRefusedAndNeverTriedAgainstOtherKeys() throws {
     let v = verifier([hmacKey(id: "k1", secret)])
-    let known = TestTokens.token(header: #"{"alg":"HS256","kid":"k1"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
+    let known = TestTokens.token(
+      header: #"{"alg":"HS256","kid":"k1"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
     #expect((try? v.verify(known, at: now).get())?.keyID == "k1")
     // Signed with k1's secret, but naming another kid: refused though k1 would verify it.
-    let unknown = TestTokens.token(header: #"{"alg":"HS256","kid":"k2"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
+    let unknown = TestTokens.token(
+      header: #"{"alg":"HS256","kid":"k2"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
     #expect(v.verify(unknown, at: now) == .failure(.unknownKey))
     // Without a kid every key of the algorithm is tried.
-    let bare = TestTokens.token(header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
+    let bare = TestTokens.token(
+      header: #"{"alg":"HS256"}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
     #expect((try? v.verify(bare, at: now).get()) != nil)
   }
 
@@ -100,7 +105,8 @@ import _CryptoExtras
     let v = verifier([hmacKey(secret)], audience: "touch-relay")
     func check(_ aud: String?) -> Result<VerifiedToken, TokenRefusal> {
       let claims = TestTokens.claims(exp: now + 60, aud: aud)
-      return v.verify(TestTokens.token(header: #"{"alg":"HS256"}"#, claims: claims, sign: TestTokens.hs256(secret)), at: now)
+      return v.verify(
+        TestTokens.token(header: #"{"alg":"HS256"}"#, claims: claims, sign: TestTokens.hs256(secret)), at: now)
     }
     #expect((try? check(#""touch-relay""#).get()) != nil)
     #expect((try? check(#"["other","touch-relay"]"#).get()) != nil)
@@ -116,7 +122,9 @@ import _CryptoExtras
         continue
       }
     }
-    let crit = TestTokens.token(header: #"{"alg":"HS256","crit":["b64"],"b64":false}"#, claims: TestTokens.claims(), sign: TestTokens.hs256(secret))
+    let crit = TestTokens.token(
+      header: #"{"alg":"HS256","crit":["b64"],"b64":false}"#, claims: TestTokens.claims(),
+      sign: TestTokens.hs256(secret))
     #expect(v.verify(crit, at: now) == .failure(.malformed("header has crit")))
     #expect(v.verify(String(repeating: "a", count: 9000), at: now) == .failure(.malformed("longer than 8192 bytes")))
   }

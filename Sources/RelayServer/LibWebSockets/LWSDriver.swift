@@ -170,7 +170,8 @@ final class LWSDriver {
       policy.signedTokens.keys = keys
       core.replaceAccess(policy)
       logger.notice(
-        "JWT keys reloaded", metadata: ["files": "\(config.jwtKeyFiles.count)", "keys": "\(keys.count)", "skipped": "\(skipped)"])
+        "JWT keys reloaded",
+        metadata: ["files": "\(config.jwtKeyFiles.count)", "keys": "\(keys.count)", "skipped": "\(skipped)"])
     } catch {
       logger.error("JWT keys not reloaded, keeping the previous ones", metadata: ["error": "\(error)"])
     }

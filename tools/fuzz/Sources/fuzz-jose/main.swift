@@ -70,7 +70,8 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   case 2:
     checkVerified(signed(header: Array(#"{"alg":"HS256","kid":"k1"}"#.utf8), claims: rest))
   case 3:
-    checkVerified(signed(header: rest, claims: Array(#"{"exp":1800000100,"aud":"relay","role":"both","session":"a"}"#.utf8)))
+    checkVerified(
+      signed(header: rest, claims: Array(#"{"exp":1800000100,"aud":"relay","role":"both","session":"a"}"#.utf8)))
   default:
     if let bytes = Base64URL.decode(rest) {
       check(Array(Base64URL.encode(bytes).utf8) == rest, "two spellings of the same bytes")
