@@ -81,6 +81,15 @@ public final class RelayCore {
     startedAt = rt
   }
 
+  /// A peer and its session hold each other: a core let go with peers still open (a test's, a
+  /// replay's) would leak them all without this.
+  deinit {
+    for session in sessions.values {
+      session.sources.removeAll()
+      session.observers.removeAll()
+    }
+  }
+
   public var peerCount: Int { peers.count }
 
   // MARK: - Actions
