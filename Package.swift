@@ -9,6 +9,7 @@ let package = Package(
     .executable(name: "touch-load", targets: ["touch-load"]),
     .library(name: "TouchProtocol", targets: ["TouchProtocol"]),
     .library(name: "GestureEngine", targets: ["GestureEngine"]),
+    .library(name: "SignedTokens", targets: ["SignedTokens"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -17,6 +18,7 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
   ],
   targets: [
     // libwebsockets from the system (Debian: libwebsockets-dev), plus a tiny shim header.
@@ -35,6 +37,15 @@ let package = Package(
     .target(name: "TouchProtocol"),
     // Identity table, recognizers, arena, scenes. Pure Swift, no I/O, no clock.
     .target(name: "GestureEngine", dependencies: ["TouchProtocol"]),
+    // Signed tokens (JWS compact, JWT claims, JWKS): parsed from bytes and verified with
+    // swift-crypto, synchronously. No I/O, no clock: the time to check `exp` against is given.
+    .target(
+      name: "SignedTokens",
+      dependencies: [
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]
+    ),
     // A cache prefetch hint (header only), for the relay core's engines.
     .systemLibrary(name: "CPrefetch"),
     // The relay's rules as a state machine: sessions, sources, observers, admission, fan-out and
@@ -43,7 +54,7 @@ let package = Package(
     .target(
       name: "RelayCore",
       dependencies: [
-        "CPrefetch", "TouchProtocol", "GestureEngine",
+        "CPrefetch", "TouchProtocol", "GestureEngine", "SignedTokens",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -52,7 +63,7 @@ let package = Package(
     .target(
       name: "RelayServer",
       dependencies: [
-        "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine", "Markup",
+        "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine", "Markup", "SignedTokens",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
@@ -104,6 +115,14 @@ let package = Package(
       dependencies: ["GestureEngine", "TouchProtocol"],
       path: "Tests/ConformanceSupport"
     ),
+    .testTarget(
+      name: "SignedTokensTests",
+      dependencies: [
+        "SignedTokens",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]
+    ),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
     // Reading back the HTML and SVG the tools write (well-formed XML), for their tests.
@@ -118,14 +137,17 @@ let package = Package(
     .testTarget(
       name: "RelayCoreTests",
       dependencies: [
-        "RelayCore", "TouchProtocol", "GestureEngine", "ConformanceSupport",
+        "RelayCore", "TouchProtocol", "GestureEngine", "ConformanceSupport", "SignedTokens",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
     .testTarget(
       name: "RelayServerTests",
       dependencies: [
         "RelayServer", "RelayCore", "TouchProtocol", "GestureEngine", "TouchRelayClient", "ConformanceSupport",
+        "SignedTokens",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

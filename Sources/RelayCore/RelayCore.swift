@@ -63,6 +63,8 @@ public final class RelayCore {
 
   /// The sources' engine deadlines, in server ms (see `DeadlineQueue`).
   @exclusivity(unchecked) var deadlines = DeadlineQueue<Peer>()
+  /// When the signed tokens of open peers expire, in server ms.
+  var tokenExpiries = DeadlineQueue<TokenExpiry>()
   /// Flooding peers whose reading is paused, and when the first of them is due back.
   var pausedReaders: [Peer] = []
   var resumeAt: Double?
@@ -80,6 +82,15 @@ public final class RelayCore {
     decoder = MessageDecoder(limits: configuration.limits)
     now = rt
     startedAt = rt
+  }
+
+  /// A peer and its session hold each other: a core let go with peers still open (a test's, a
+  /// replay's) would leak them all without this.
+  deinit {
+    for session in sessions.values {
+      session.sources.removeAll()
+      session.observers.removeAll()
+    }
   }
 
   public var peerCount: Int { peers.count }
@@ -124,9 +135,11 @@ public final class RelayCore {
 
   /// A new peer, admitted (see `admit`). `transport` is the driver's own handle for it (nil
   /// for a peer with no connection: a replayed recording's, a source from another transport).
+  /// `token` and `wallClock` are the admitted request's: a signed token's expiry closes the peer.
   @discardableResult
   public func open(
-    _ target: RequestTarget, address: String, transport: UnsafeMutableRawPointer? = nil, at rt: Double
+    _ target: RequestTarget, address: String, transport: UnsafeMutableRawPointer? = nil, token: String? = nil,
+    wallClock: Double? = nil, at rt: Double
   ) -> Peer {
     now = rt
     let session = sessions[target.sessionName] ?? newSession(target.sessionName)
@@ -164,6 +177,7 @@ public final class RelayCore {
     log(
       .info, "connection open",
       ["conn": "\(peer.serial)", "role": "\(role.rawValue)", "session": "\(session.name)", "peer": "\(address)"])
+    scheduleTokenExpiry(peer, token: token, wallClock: wallClock, at: rt)
     return peer
   }
 

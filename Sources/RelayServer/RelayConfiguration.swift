@@ -81,6 +81,16 @@ public struct RelayConfiguration: Sendable {
   /// `http://192.168.1.20:8080`): used for the pad URL in QR codes. Nil: the request's Host.
   public var publicURL: String?
 
+  // MARK: Signed tokens (JWT)
+
+  /// `--jwt-key`: files of keys signed tokens are verified with (an HS256 secret, a PEM public
+  /// key, a JWK or a JWKS), all in force at once for rotation. Re-read on SIGHUP.
+  public var jwtKeyFiles: [String] = []
+  /// Seconds a signed token's `exp` and `nbf` are stretched by.
+  public var jwtLeeway: Double = 30
+  /// When set, a signed token's `aud` must be (or list) it.
+  public var jwtAudience: String?
+
   public init() {}
 
   /// A value outside what its option allows, or settings that contradict each other.

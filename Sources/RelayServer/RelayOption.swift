@@ -135,6 +135,29 @@ public struct RelayOption: Sendable {
       "Per-session tokens: a JSON file {\"session\": {\"source\": \"t\", \"observer\": [\"a\"]}}, re-read on SIGHUP",
       valueName: "file", unset: "none"),
     RelayOption(
+      flag: "jwt-key", valueName: "file", allowed: "",
+      help:
+        "Key signed tokens (JWT) are verified with: an HS256 secret (the file's bytes), a PEM public key (ES256, RS256) or a JWK/JWKS (keys chosen by kid); repeat the flag (or comma-separated) for rotation; re-read on SIGHUP",
+      unsetText: "none", read: { $0.jwtKeyFiles.isEmpty ? nil : $0.jwtKeyFiles.joined(separator: ",") },
+      parse: { c, s in
+        c.jwtKeyFiles = s.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        return true
+      },
+      check: { _ in true }),
+    RelayOption(
+      flag: "jwt-leeway", valueName: "seconds", allowed: "from 0 to 3600",
+      help: "Seconds a signed token's exp and nbf are stretched by (clock skew)",
+      unsetText: "", read: { $0.jwtLeeway.formatted },
+      parse: { c, s in
+        guard let v = Double(s), v.isFinite else { return false }
+        c.jwtLeeway = v
+        return true
+      },
+      check: { (0...3600).contains($0.jwtLeeway) }),
+    text(
+      "jwt-audience", \.jwtAudience, "Audience a signed token's aud must name", valueName: "aud",
+      unset: "aud not checked", nonEmpty: true),
+    RelayOption(
       flag: "allowed-origin", valueName: "origin", allowed: "",
       help: "Browser origins allowed to connect (repeat the flag, or comma-separated)",
       unsetText: "any", read: { $0.allowedOrigins?.joined(separator: ",") },

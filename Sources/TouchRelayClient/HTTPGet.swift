@@ -33,9 +33,17 @@ public enum HTTPClient {
         }
       }
     let promise = channel.eventLoop.makePromise(of: HTTPResponse.self)
-    try await channel.eventLoop.submit {
-      try channel.pipeline.syncOperations.addHandler(ResponseRecorder(promise: promise))
-    }.get()
+    do {
+      try await channel.eventLoop.submit {
+        try channel.pipeline.syncOperations.addHandler(ResponseRecorder(promise: promise))
+      }.get()
+    } catch {
+      // The server closed the connection first (a refused or shutting-down server does): a
+      // promise left unfulfilled is a fatal error in NIO's debug builds.
+      promise.fail(error)
+      channel.close(promise: nil)
+      throw error
+    }
     channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
     if !body.isEmpty {
       channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)

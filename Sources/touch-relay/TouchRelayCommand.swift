@@ -46,6 +46,9 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("source-token")) var sourceToken: String?
   @Option(help: help("observer-token")) var observerToken: String?
   @Option(help: help("tokens")) var tokens: String?
+  @Option(help: help("jwt-key")) var jwtKey: [String] = []
+  @Option(help: help("jwt-leeway")) var jwtLeeway: String?
+  @Option(help: help("jwt-audience")) var jwtAudience: String?
   @Option(help: help("allowed-origin")) var allowedOrigin: [String] = []
   @Option(help: help("cert")) var cert: String?
   @Option(help: help("key")) var key: String?
@@ -85,6 +88,8 @@ struct TouchRelayCommand: ParsableCommand {
       "max-connections-per-address": maxConnectionsPerAddress, "max-sessions": maxSessions,
       "max-observers-per-session": maxObserversPerSession, "source-token": sourceToken,
       "observer-token": observerToken, "tokens": tokens,
+      "jwt-key": jwtKey.isEmpty ? nil : jwtKey.joined(separator: ","), "jwt-leeway": jwtLeeway,
+      "jwt-audience": jwtAudience,
       "allowed-origin": allowedOrigin.isEmpty ? nil : allowedOrigin.joined(separator: ","), "cert": cert,
       "key": key, "ping-interval": pingInterval, "idle-timeout": idleTimeout, "drain-timeout": drainTimeout,
       "gestures": gestures.map { $0 ? "on" : "off" }, "metrics": metrics.map { $0 ? "on" : "off" },
@@ -115,7 +120,7 @@ struct TouchRelayCommand: ParsableCommand {
       throw ValidationError(e.description)
     }
     c.verboseLibwebsockets = c.logLevel <= .debug
-    for path in [c.tlsCertificate, c.tlsKey, c.tokensFile].compactMap({ $0 })
+    for path in [c.tlsCertificate, c.tlsKey, c.tokensFile].compactMap({ $0 }) + c.jwtKeyFiles
     where !FileManager.default.isReadableFile(atPath: path) {
       throw ValidationError("cannot read '\(path)'")
     }
@@ -160,10 +165,10 @@ struct TouchRelayCommand: ParsableCommand {
       throw ExitCode(1)
     }
     if !server.listensOnLoopbackOnly && config.sourceToken == nil && config.observerToken == nil
-      && config.tokensFile == nil
+      && config.tokensFile == nil && config.jwtKeyFiles.isEmpty
     {
       Logger(label: "touch-relay").warning(
-        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens"
+        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens, --jwt-key"
       )
     }
     let url = server.url ?? "ws://\(config.host):\(listeningPort)"

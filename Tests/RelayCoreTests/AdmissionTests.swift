@@ -12,13 +12,13 @@ import TouchProtocol
     access.observerToken("watch")
     let h = CoreHarness(access: access)
     let src = RequestTarget.source(session: "a")
-    #expect(h.core.admit(src, address: "x", token: nil, origin: nil)?.status == 401)
-    #expect(h.core.admit(src, address: "x", token: "watch", origin: nil)?.status == 403)
-    #expect(h.core.admit(src, address: "x", token: "s3cret", origin: nil) == nil)
+    #expect(h.core.admit(src, address: "x", token: nil, origin: nil, wallClock: 0)?.status == 401)
+    #expect(h.core.admit(src, address: "x", token: "watch", origin: nil, wallClock: 0)?.status == 403)
+    #expect(h.core.admit(src, address: "x", token: "s3cret", origin: nil, wallClock: 0) == nil)
     let obs = RequestTarget.observer(session: "a", filter: ObserverFilter())
-    let before = h.core.admit(obs, address: "x", token: "nope", origin: nil)
+    let before = h.core.admit(obs, address: "x", token: "nope", origin: nil, wallClock: 0)
     _ = h.core.open(src, address: "x", at: 0)
-    let after = h.core.admit(obs, address: "x", token: "nope", origin: nil)
+    let after = h.core.admit(obs, address: "x", token: "nope", origin: nil, wallClock: 0)
     #expect(before?.status == 403)
     #expect(before?.body == after?.body && before?.status == after?.status)
   }
@@ -28,10 +28,10 @@ import TouchProtocol
     access.allowedOrigins = ["https://screen.example"]
     let h = CoreHarness(access: access)
     let obs = RequestTarget.observer(session: "a", filter: ObserverFilter())
-    #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://evil.example")?.status == 403)
-    #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://screen.example") == nil)
+    #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://evil.example", wallClock: 0)?.status == 403)
+    #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://screen.example", wallClock: 0) == nil)
     // Non-browser clients send no Origin.
-    #expect(h.core.admit(obs, address: "x", token: nil, origin: nil) == nil)
+    #expect(h.core.admit(obs, address: "x", token: nil, origin: nil, wallClock: 0) == nil)
   }
 
   @Test func eachLimitRefusesWith503AndSaysWhich() {
@@ -43,13 +43,13 @@ import TouchProtocol
     }
     let obs = { (s: String) in RequestTarget.observer(session: s, filter: ObserverFilter()) }
     h.core.open(obs("a"), address: "1.1.1.1", at: 0)
-    #expect(h.core.admit(obs("a"), address: "2.2.2.2", token: nil, origin: nil)?.text.contains("observers") == true)
+    #expect(h.core.admit(obs("a"), address: "2.2.2.2", token: nil, origin: nil, wallClock: 0)?.text.contains("observers") == true)
     h.core.open(.source(session: "a"), address: "1.1.1.1", at: 0)
-    #expect(h.core.admit(.source(session: "a"), address: "1.1.1.1", token: nil, origin: nil)?.text.contains("one address") == true)
+    #expect(h.core.admit(.source(session: "a"), address: "1.1.1.1", token: nil, origin: nil, wallClock: 0)?.text.contains("one address") == true)
     h.core.open(obs("b"), address: "2.2.2.2", at: 0)
-    #expect(h.core.admit(obs("c"), address: "3.3.3.3", token: nil, origin: nil)?.text.contains("sessions") == true)
+    #expect(h.core.admit(obs("c"), address: "3.3.3.3", token: nil, origin: nil, wallClock: 0)?.text.contains("sessions") == true)
     h.core.open(.source(session: "b"), address: "3.3.3.3", at: 0)
-    let full = h.core.admit(.source(session: "a"), address: "4.4.4.4", token: nil, origin: nil)
+    let full = h.core.admit(.source(session: "a"), address: "4.4.4.4", token: nil, origin: nil, wallClock: 0)
     #expect(full?.status == 503)
     #expect(full?.text.contains("too many connections (4)") == true)
   }
@@ -57,7 +57,7 @@ import TouchProtocol
   @Test func aStoppingServerRefusesEveryUpgrade() {
     let h = CoreHarness()
     h.core.requestShutdown(at: 0)
-    #expect(h.core.admit(.source(session: "a"), address: "x", token: nil, origin: nil)?.status == 503)
+    #expect(h.core.admit(.source(session: "a"), address: "x", token: nil, origin: nil, wallClock: 0)?.status == 503)
   }
 }
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 
-/// The core does no I/O and reads no clock: it may import only the protocol, the engine, the
-/// logging facade (for its log lines' types) and the prefetch hint. Foundation, Glibc,
+/// The core does no I/O and reads no clock: it may import only the protocol, the engine, signed
+/// tokens' verification (pure too), the logging facade (for its log lines' types) and the
+/// prefetch hint. Foundation, Glibc,
 /// Dispatch or libwebsockets in a core file would let sockets, files, clocks or threads in.
 @Suite struct PurityTests {
-  static let allowed: Set<String> = ["TouchProtocol", "GestureEngine", "Logging", "CPrefetch"]
+  static let allowed: Set<String> = ["TouchProtocol", "GestureEngine", "SignedTokens", "Logging", "CPrefetch"]
 
   @Test func everyCoreFileImportsOnlyPureModules() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

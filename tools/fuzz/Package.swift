@@ -6,7 +6,8 @@ import PackageDescription
 let package = Package(
   name: "TouchRelayFuzz",
   dependencies: [
-    .package(name: "TouchRelay", path: "../..")
+    .package(name: "TouchRelay", path: "../.."),
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
   ],
   targets: [
     // Declares libFuzzer's LLVMFuzzerRunDriver (the symbol comes from -sanitize=fuzzer).
@@ -24,6 +25,14 @@ let package = Package(
         "CFuzzerDriver",
         .product(name: "TouchProtocol", package: "TouchRelay"),
         .product(name: "GestureEngine", package: "TouchRelay"),
+      ]
+    ),
+    .executableTarget(
+      name: "fuzz-jose",
+      dependencies: [
+        "CFuzzerDriver",
+        .product(name: "SignedTokens", package: "TouchRelay"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
   ],

@@ -4,15 +4,21 @@ import TouchProtocol
 extension RelayCore {
   /// Whether an upgrade to `target` may proceed; nil when it may, the HTTP answer otherwise.
   /// Tokens and origin first (the same answer whether the session exists or not), then
-  /// capacity. `address` is the client's, as the limits count it.
-  public func admit(_ target: RequestTarget, address: String, token: String?, origin: String?) -> HTTPResponse? {
+  /// capacity. `address` is the client's, as the limits count it; `wallClock` is the request's
+  /// wall-clock time in Unix seconds, which signed tokens' `exp` and `nbf` are checked against
+  /// (the core has no clock: the driver reads it, so the same request always gets the same answer).
+  public func admit(
+    _ target: RequestTarget, address: String, token: String?, origin: String?, wallClock: Double
+  ) -> HTTPResponse? {
     if stopping { return HTTPResponse(status: 503, body: "shutting down\n") }
     let role: Peer.Role
     switch target {
     case .source: role = .source
     case .observer: role = .observer
     }
-    if let refusal = accessRefusal(session: target.sessionName, role: role, token: token, origin: origin) {
+    if let refusal = accessRefusal(
+      session: target.sessionName, role: role, token: token, origin: origin, address: address, wallClock: wallClock)
+    {
       return refusal
     }
     let l = configuration.limits
@@ -36,16 +42,26 @@ extension RelayCore {
 
   /// The answer to a request for `role`'s access to `session` that tokens or origin refuse,
   /// nil when allowed: 401 without a token, 403 with a wrong one or from an origin not allowed.
-  /// The same whether the session exists or not. HTTP routes that show a session's data (its
+  /// The same whether the session exists or not; why a token was not accepted is logged for the
+  /// operator, never told to the client. HTTP routes that show a session's data (its
   /// recordings) answer with it too.
-  public func accessRefusal(session: String, role: Peer.Role, token: String?, origin: String?) -> HTTPResponse? {
-    switch access.check(session: session, role: role, token: token, origin: origin) {
-    case .allowed: return nil
+  public func accessRefusal(
+    session: String, role: Peer.Role, token: String?, origin: String?, address: String, wallClock: Double
+  ) -> HTTPResponse? {
+    switch access.check(session: session, role: role, token: token, origin: origin, wallClock: wallClock) {
+    case .allowed, .allowedUntil: return nil
     case .missingToken:
       return HTTPResponse(
         status: 401, body: "a token is required: ?token=... or Authorization: Bearer ...\n",
         headers: [("WWW-Authenticate", "Bearer")])
-    case .wrongToken: return HTTPResponse(status: 403, body: "token not accepted\n")
+    case .wrongToken(let why):
+      log(
+        .notice, "token not accepted",
+        [
+          "why": "\(why?.description ?? "not a shared token")", "role": "\(role.rawValue)", "session": "\(session)",
+          "peer": "\(address)",
+        ])
+      return HTTPResponse(status: 403, body: "token not accepted\n")
     case .originNotAllowed: return HTTPResponse(status: 403, body: "origin not allowed\n")
     }
   }

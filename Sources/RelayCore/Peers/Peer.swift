@@ -46,6 +46,10 @@ public final class Peer: DeadlineQueueItem {
   var errorWindow = WindowCount()
   /// Listed in the core's `reportsOwed`: refusals not reported yet.
   var owesReport = false
+  /// Admitted with a signed token: when it expires (server ms), and its place in the core's
+  /// queue of expiries.
+  public internal(set) var tokenExpiresAt: Double?
+  var tokenExpiry: TokenExpiry?
 
   init(
     serial: Int, role: Role, session: Session, filter: ObserverFilter, queue: ObserverQueue, openedAt: Double,

@@ -78,6 +78,7 @@ extension RelayCore {
       counted = ours?.rawValue ?? code
     }
     peer.lifecycle = .closed
+    forgetTokenExpiry(peer)
     if configuration.record, peer.role == .source { emit(.record(peer, .close(peerCode: peerCode, rt: rt))) }
     counters.close(counted)
     let session = peer.session

@@ -1,6 +1,6 @@
 /// Time in the core: the sources' engine deadlines (a single tap once the double-tap wait is
 /// over, a long press), the end of departed sources' resume windows, paused readers' return,
-/// rate-limit reports owed to a peer gone quiet, and the shutdown drain's end. The driver calls `tick(at:)` before its loop waits (and when the
+/// rate-limit reports owed to a peer gone quiet, signed tokens' expiry and the shutdown drain's end. The driver calls `tick(at:)` before its loop waits (and when the
 /// wake-up it was asked for fires); the core fires what is due and asks for the next wake-up.
 extension RelayCore {
   /// How long after an engine deadline the wake-up comes: a busy loop ticks far more often than
@@ -17,11 +17,12 @@ extension RelayCore {
   /// Something will fall due (`nextDue` is set): the driver ticks before each wait only then.
   public var hasTimers: Bool {
     !deadlines.isEmpty || resumeAt != nil || sweepAt != nil || drainDeadline != nil || reportAt != nil
+      || !tokenExpiries.isEmpty
   }
 
   /// The earliest of what is due other than engine deadlines.
   private var otherDue: Double? {
-    earliest(earliest(earliest(resumeAt, sweepAt), drainDeadline), reportAt)
+    earliest(earliest(earliest(earliest(resumeAt, sweepAt), drainDeadline), reportAt), tokenExpiries.earliest)
   }
 
   private func earliest(_ a: Double?, _ b: Double?) -> Double? {
@@ -38,10 +39,11 @@ extension RelayCore {
       while let peer = deadlines.popDue(rt) { deadlineFell(peer, at: rt) }
     }
     // The driver ticks before every wait of its loop: the common case has nothing else due.
-    if resumeAt != nil || sweepAt != nil || drainDeadline != nil || reportAt != nil {
+    if resumeAt != nil || sweepAt != nil || drainDeadline != nil || reportAt != nil || !tokenExpiries.isEmpty {
       resumeReaders(at: rt)
       sendOverdueReports(at: rt)
       if let due = sweepAt, due <= rt { sweepDeparted(at: rt) }
+      if let due = tokenExpiries.earliest, due <= rt { expireTokens(at: rt) }
       if let due = drainDeadline, due <= rt { drainDeadlinePassed() }
     }
     planWake(at: rt)

@@ -10,6 +10,10 @@ struct HTTPRequest {
   var token: String?
   /// The `Origin` header, if any.
   var origin: String?
+  /// The client's address, for the logs.
+  var peer = "?"
+  /// When it came, in wall-clock Unix seconds (what signed tokens' times are checked against).
+  var wallClock = 0.0
 
   func arg(_ name: String) -> String? { args.first { $0.0 == name }?.1 }
 }

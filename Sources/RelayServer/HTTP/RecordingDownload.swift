@@ -20,7 +20,8 @@ enum RecordingDownload {
     let session = String(parts[0])
     guard SessionName.isValid(session) else { return WebPages.badSession }
     if let refusal = core.accessRefusal(
-      session: session, role: .observer, token: request.token, origin: request.origin)
+      session: session, role: .observer, token: request.token, origin: request.origin, address: request.peer,
+      wallClock: request.wallClock)
     {
       return refusal
     }

@@ -33,7 +33,7 @@ func relayCallback(
     case .success(let target):
       let refusal = core.admit(
         target, address: LWSRequest.peer(of: wsi), token: LWSRequest.token(of: wsi, args: args),
-        origin: LWSRequest.header(WSI_TOKEN_ORIGIN, of: wsi))
+        origin: LWSRequest.header(WSI_TOKEN_ORIGIN, of: wsi), wallClock: WallClock.nowSeconds())
       guard let refusal else { return 0 }
       return refusal.send(on: wsi) ? 1 : -1
     }
@@ -50,7 +50,10 @@ func relayCallback(
     if deflate {
       _ = lws_set_extension_option(wsi, "permessage-deflate", "mem_level", String(driver.config.deflateMemLevel))
     }
-    let peer = core.open(target, address: LWSRequest.peer(of: wsi), at: driver.now())
+    // The token again, for a signed token's expiry (see `RelayCore.scheduleTokenExpiry`).
+    let peer = core.open(
+      target, address: LWSRequest.peer(of: wsi), token: LWSRequest.token(of: wsi, args: args),
+      wallClock: WallClock.nowSeconds(), at: driver.now())
     let link = LWSPeer(wsi: wsi, peer: peer, batchesWrites: driver.config.writeBatchBytes > 0 && !deflate)
     // The wsi holds the driver's peer until LWS_CALLBACK_CLOSED.
     let handle = Unmanaged.passRetained(link).toOpaque()

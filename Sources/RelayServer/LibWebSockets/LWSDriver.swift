@@ -145,16 +145,36 @@ final class LWSDriver {
 
   // MARK: - Operations
 
-  /// After SIGHUP: re-reads the tokens file; a bad file keeps the tokens in force.
+  /// After SIGHUP: re-reads the tokens file and the JWT key files; a bad file keeps what it
+  /// gave in force (the other may still change).
   func checkReload() {
-    guard server?.takeReloadRequest() == true, let path = config.tokensFile else { return }
+    guard server?.takeReloadRequest() == true else { return }
+    if let path = config.tokensFile {
+      do {
+        var policy = core.access
+        policy.sessions = try TokensFile.loadSessionTokens(path: path)
+        core.replaceAccess(policy)
+        logger.notice("tokens reloaded", metadata: ["file": "\(path)", "sessions": "\(policy.sessions.count)"])
+      } catch {
+        logger.error("tokens not reloaded, keeping the previous ones", metadata: ["error": "\(error)"])
+      }
+    }
+    reloadJWTKeys()
+  }
+
+  /// The JWT key files again; open connections keep going until their own tokens expire.
+  private func reloadJWTKeys() {
+    guard !config.jwtKeyFiles.isEmpty else { return }
     do {
+      let (keys, skipped) = try JWTKeyFiles.load(paths: config.jwtKeyFiles)
       var policy = core.access
-      policy.sessions = try TokensFile.loadSessionTokens(path: path)
+      policy.signedTokens.keys = keys
       core.replaceAccess(policy)
-      logger.notice("tokens reloaded", metadata: ["file": "\(path)", "sessions": "\(policy.sessions.count)"])
+      logger.notice(
+        "JWT keys reloaded",
+        metadata: ["files": "\(config.jwtKeyFiles.count)", "keys": "\(keys.count)", "skipped": "\(skipped)"])
     } catch {
-      logger.error("tokens not reloaded, keeping the previous ones", metadata: ["error": "\(error)"])
+      logger.error("JWT keys not reloaded, keeping the previous ones", metadata: ["error": "\(error)"])
     }
   }
 

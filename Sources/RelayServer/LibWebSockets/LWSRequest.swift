@@ -29,7 +29,7 @@ enum LWSRequest {
     let host = header(WSI_TOKEN_HOST, of: wsi, max: 1024)
     return HTTPRequest(
       path: path, args: args, host: host, isTLS: lws_is_ssl(wsi) != 0, token: token(of: wsi, args: args),
-      origin: header(WSI_TOKEN_ORIGIN, of: wsi))
+      origin: header(WSI_TOKEN_ORIGIN, of: wsi), peer: peer(of: wsi), wallClock: WallClock.nowSeconds())
   }
 
   /// A request header's value, or nil when absent (or longer than `max`).

@@ -76,6 +76,11 @@ public final class RelayServer: Sendable {
         throw StartError.badConfiguration("\(error)")
       }
     }
+    do {
+      policy.signedTokens = try JWTKeyFiles.verifier(for: configuration)
+    } catch {
+      throw StartError.badConfiguration("\(error)")
+    }
     if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
       throw StartError.badConfiguration("TLS needs both a certificate and a key")
     }
@@ -114,7 +119,7 @@ public final class RelayServer: Sendable {
     }
   }
 
-  /// Asks the service thread to re-read the tokens file (SIGHUP).
+  /// Asks the service thread to re-read the tokens file and the JWT key files (SIGHUP).
   public func requestReload() {
     reloadRequested.store(true, ordering: .releasing)
     contextAddress.withLock { address in
