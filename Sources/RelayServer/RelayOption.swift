@@ -144,16 +144,7 @@ public struct RelayOption: Sendable {
         return true
       },
       check: { _ in true }),
-    RelayOption(
-      flag: "jwt-leeway", valueName: "seconds", allowed: "from 0 to 3600",
-      help: "Seconds a signed token's exp and nbf are stretched by (clock skew)",
-      unsetText: "", read: { $0.jwtLeeway.formatted },
-      parse: { c, s in
-        guard let v = Double(s), v.isFinite else { return false }
-        c.jwtLeeway = v
-        return true
-      },
-      check: { (0...3600).contains($0.jwtLeeway) }),
+    seconds("jwt-leeway", \.jwtLeeway, 0...3600, "Seconds a signed token's exp and nbf are stretched by (clock skew)"),
     text(
       "jwt-audience", \.jwtAudience, "Audience a signed token's aud must name", valueName: "aud",
       unset: "aud not checked", nonEmpty: true),
@@ -173,16 +164,7 @@ public struct RelayOption: Sendable {
     integer(
       "idle-timeout", \.idleTimeout, 2...7200, "Seconds of silence before hanging up (more than --ping-interval)",
       valueName: "seconds"),
-    RelayOption(
-      flag: "drain-timeout", valueName: "seconds", allowed: "from 0 to 600",
-      help: "Seconds observers get on shutdown to take their pending messages",
-      unsetText: "", read: { $0.drainTimeout.formatted },
-      parse: { c, s in
-        guard let v = Double(s), v.isFinite else { return false }
-        c.drainTimeout = v
-        return true
-      },
-      check: { (0...600).contains($0.drainTimeout) }),
+    seconds("drain-timeout", \.drainTimeout, 0...600, "Seconds observers get on shutdown to take their pending messages"),
     toggle("gestures", \.gestures, "Run the gesture engine (--no-gestures: the raw mirror only)"),
     toggle("metrics", \.metrics, "Serve /metrics and time the engine and deliveries for it"),
     toggle("compression", \.compression, "Offer permessage-deflate"),
@@ -205,6 +187,22 @@ public struct RelayOption: Sendable {
   ]
 
   // MARK: Kinds of option
+
+  /// A number of seconds, fractions allowed.
+  private static func seconds(
+    _ flag: String, _ path: WritableKeyPath<RelayConfiguration, Double> & Sendable, _ range: ClosedRange<Double>,
+    _ help: String
+  ) -> RelayOption {
+    RelayOption(
+      flag: flag, valueName: "seconds", allowed: "from \(range.lowerBound.formatted) to \(range.upperBound.formatted)",
+      help: help, unsetText: "", read: { $0[keyPath: path].formatted },
+      parse: { c, s in
+        guard let v = Double(s), v.isFinite else { return false }
+        c[keyPath: path] = v
+        return true
+      },
+      check: { range.contains($0[keyPath: path]) })
+  }
 
   private static func integer<V: FixedWidthInteger & Sendable>(
     _ flag: String, _ path: WritableKeyPath<RelayConfiguration, V> & Sendable, _ range: ClosedRange<V>,

@@ -8,18 +8,7 @@ import TouchRelayClient
 /// Tokens, origins and the capacity limits: refused in plain HTTP before any WebSocket traffic.
 @Suite struct AccessTests {
   func status(_ relay: TestRelay, _ path: String, headers: [(String, String)] = []) async -> (Int?, String) {
-    var c = WebSocketConfiguration()
-    c.headers = headers
-    do {
-      let ws = try await WebSocketConnection.connect(relay.url(path), configuration: c)
-      await ws.close()
-      return (101, "")
-    } catch let e as WebSocketClientError {
-      if case .upgradeRefused(let r) = e { return (r.status, r.text) }
-      return (nil, "\(e)")
-    } catch {
-      return (nil, "\(error)")
-    }
+    await relay.upgradeStatus(relay.url(path), headers: headers)
   }
 
   @Test func tokensAreRequiredPerRoleAndTheAnswerDoesNotRevealSessions() async throws {

@@ -81,21 +81,9 @@ import TouchRelayClient
 
   /// The upgrade's status and body, with the token as `?token=` or a Bearer header.
   func status(_ relay: TestRelay, _ path: String, token: String?, bearer: Bool = false) async -> (Int?, String) {
-    var c = WebSocketConfiguration()
-    var url = relay.url(path)
-    if let token {
-      if bearer { c.headers = [("Authorization", "Bearer \(token)")] } else { url += "?token=\(token)" }
-    }
-    do {
-      let ws = try await WebSocketConnection.connect(url, configuration: c)
-      await ws.close()
-      return (101, "")
-    } catch let e as WebSocketClientError {
-      if case .upgradeRefused(let r) = e { return (r.status, r.text) }
-      return (nil, "\(e)")
-    } catch {
-      return (nil, "\(error)")
-    }
+    guard let token else { return await relay.upgradeStatus(relay.url(path)) }
+    if bearer { return await relay.upgradeStatus(relay.url(path), headers: [("Authorization", "Bearer \(token)")]) }
+    return await relay.upgradeStatus(relay.url(path) + "?token=\(token)")
   }
 
   @Test func validTokensAreAcceptedPerRoleAndSession() async throws {
