@@ -248,7 +248,9 @@ import TouchRelayClient
     #expect(code == 1008)
     #expect(reason == "token expired")
     #expect(after > .milliseconds(1500), "closed after \(after)")
-    #expect(after < .milliseconds(2000) + TestTime.seconds(1), "closed after \(after)")
+    // Not at a leeway's end (30 s by default) nor never; a loaded sanitizer run may take its time
+    // to read the close, hence the margin.
+    #expect(after < .milliseconds(2000) + TestTime.seconds(3), "closed after \(after)")
     // The shared token's connection stays.
     try await shared.send(text: #"{"type":"control","action":"reset"}"#)
     #expect(try await shared.nextJSON(type: "error")["code"]?.stringValue != nil)
