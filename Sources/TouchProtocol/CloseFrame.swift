@@ -26,7 +26,8 @@ public enum CloseFrame: Sendable, Equatable {
       return
     }
     self =
-      UTF8Validator.isValid(UnsafeRawBufferPointer(rebasing: payload[2...])) ? .valid(code: code) : .invalidReason(code: code)
+      UTF8Validator.isValid(UnsafeRawBufferPointer(rebasing: payload[2...]))
+      ? .valid(code: code) : .invalidReason(code: code)
   }
 
   /// Codes an endpoint may put in a close frame: the defined ones meant for the wire, and the

@@ -43,11 +43,17 @@ import TouchProtocol
     }
     let obs = { (s: String) in RequestTarget.observer(session: s, filter: ObserverFilter()) }
     h.core.open(obs("a"), address: "1.1.1.1", at: 0)
-    #expect(h.core.admit(obs("a"), address: "2.2.2.2", token: nil, origin: nil, wallClock: 0)?.text.contains("observers") == true)
+    #expect(
+      h.core.admit(obs("a"), address: "2.2.2.2", token: nil, origin: nil, wallClock: 0)?.text.contains("observers")
+        == true)
     h.core.open(.source(session: "a"), address: "1.1.1.1", at: 0)
-    #expect(h.core.admit(.source(session: "a"), address: "1.1.1.1", token: nil, origin: nil, wallClock: 0)?.text.contains("one address") == true)
+    #expect(
+      h.core.admit(.source(session: "a"), address: "1.1.1.1", token: nil, origin: nil, wallClock: 0)?.text.contains(
+        "one address") == true)
     h.core.open(obs("b"), address: "2.2.2.2", at: 0)
-    #expect(h.core.admit(obs("c"), address: "3.3.3.3", token: nil, origin: nil, wallClock: 0)?.text.contains("sessions") == true)
+    #expect(
+      h.core.admit(obs("c"), address: "3.3.3.3", token: nil, origin: nil, wallClock: 0)?.text.contains("sessions")
+        == true)
     h.core.open(.source(session: "b"), address: "3.3.3.3", at: 0)
     let full = h.core.admit(.source(session: "a"), address: "4.4.4.4", token: nil, origin: nil, wallClock: 0)
     #expect(full?.status == 503)

@@ -11,7 +11,10 @@ final class CoreHarness {
   /// Every action the core asked for, in order, since the last `takeActions`.
   private(set) var actions: [RelayAction] = []
 
-  init(at t: Double = 0, access: AccessPolicy = AccessPolicy(), _ configure: (inout RelayCore.Configuration) -> Void = { _ in }) {
+  init(
+    at t: Double = 0, access: AccessPolicy = AccessPolicy(),
+    _ configure: (inout RelayCore.Configuration) -> Void = { _ in }
+  ) {
     var c = RelayCore.Configuration()
     c.logLevel = .debug
     configure(&c)

@@ -69,7 +69,8 @@ import TouchProtocol
       let (src, _) = try h.source("s", at: 1)
       for i in 1...20 {
         let phase = i == 1 ? "began" : i == 20 ? "ended" : "moved"
-        h.send(h.frame(i, t: Double(1000 + i * 16), [(1, phase, Double(10 + i * 7), 50)]), from: src, at: Double(i * 16))
+        h.send(
+          h.frame(i, t: Double(1000 + i * 16), [(1, phase, Double(10 + i * 7), 50)]), from: src, at: Double(i * 16))
       }
       h.tick(at: 2000)
       return h.take(obs).map(\.description)

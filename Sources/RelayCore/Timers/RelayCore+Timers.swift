@@ -1,7 +1,8 @@
 /// Time in the core: the sources' engine deadlines (a single tap once the double-tap wait is
 /// over, a long press), the end of departed sources' resume windows, paused readers' return,
-/// rate-limit reports owed to a peer gone quiet, signed tokens' expiry and the shutdown drain's end. The driver calls `tick(at:)` before its loop waits (and when the
-/// wake-up it was asked for fires); the core fires what is due and asks for the next wake-up.
+/// rate-limit reports owed to a peer gone quiet, signed tokens' expiry and the shutdown drain's
+/// end. The driver calls `tick(at:)` before its loop waits (and when the wake-up it was asked
+/// for fires); the core fires what is due and asks for the next wake-up.
 extension RelayCore {
   /// How long after an engine deadline the wake-up comes: a busy loop ticks far more often than
   /// this; an idle one is woken this much later. A wait's timeout under the kernel's 4 ms tick

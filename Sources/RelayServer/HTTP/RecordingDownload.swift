@@ -55,7 +55,9 @@ enum RecordingDownload {
   /// `{"session":..,"recordings":[{"name","connection","bytes","url"}]}`, by connection.
   static func list(session: String, directory: String) -> HTTPResponse {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    let found = names.compactMap { name in serial(of: name, session: session).map { (name, $0) } }.sorted { $0.1 < $1.1 }
+    let found = names.compactMap { name in serial(of: name, session: session).map { (name, $0) } }.sorted {
+      $0.1 < $1.1
+    }
     var w = JSONWriter()
     w.beginObject()
     w.key("session")

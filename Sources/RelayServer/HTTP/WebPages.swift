@@ -97,7 +97,6 @@ struct WebPages {
     return HTTPResponse(status: 200, contentType: f.contentType, body: f.bytes)
   }
 
-
   // MARK: Sessions
 
   /// The live sessions, by name, with their peer counts (for the landing page).

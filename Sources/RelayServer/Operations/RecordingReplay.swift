@@ -44,7 +44,8 @@ public enum RecordingReplay {
 
     config.logLevel = .critical
     let core = RelayCore(configuration: config, at: start)
-    let observer = core.open(.observer(session: session, filter: ObserverFilter(raw: raw)), address: "replay", at: start)
+    let observer = core.open(
+      .observer(session: session, filter: ObserverFilter(raw: raw)), address: "replay", at: start)
     _ = core.nextMessage(for: observer)  // its welcome
     let source = core.open(.source(session: session), address: "replay", at: start)
     // One recording is one connection: at most one join, whose id the replay gives the source.
