@@ -124,8 +124,11 @@ public enum KeyFile {
       material = .hmac(SymmetricKey(data: k))
     case "EC":
       guard alg == nil || alg == JWTAlgorithm.es256.rawValue, try text("crv") == "P-256" else { return nil }
-      let x = try bytes("x")
-      let y = try bytes("y")
+      // RFC 7518 §6.2.1.2 asks for full-length coordinates, but PyJWT before 2.8 (Debian 12's
+      // 2.6) writes them without their leading zero bytes, one key in 64: such a coordinate is
+      // padded back. The point itself is still checked.
+      let x = Self.padded(try bytes("x"), to: 32)
+      let y = Self.padded(try bytes("y"), to: 32)
       guard x.count == 32, y.count == 32, let key = try? P256.Signing.PublicKey(rawRepresentation: x + y) else {
         throw KeyFileError("\(name): x and y are not a point on P-256")
       }
@@ -145,5 +148,10 @@ public enum KeyFile {
       return nil
     }
     return VerificationKey(id: kid, material: material)
+  }
+
+  /// `bytes` with leading zero bytes put back up to `count` (no longer bytes are cut).
+  static func padded(_ bytes: [UInt8], to count: Int) -> [UInt8] {
+    bytes.count < count ? [UInt8](repeating: 0, count: count - bytes.count) + bytes : bytes
   }
 }

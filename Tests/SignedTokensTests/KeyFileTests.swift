@@ -72,6 +72,30 @@ import _CryptoExtras
     #expect(TokenVerifier(keys: keys).verify(confused, at: now) == .failure(.algorithmNotAccepted))
   }
 
+  @Test func anECKeyWrittenWithoutItsLeadingZeroIsStillThatKey() throws {
+    // PyJWT before 2.8 writes x and y without leading zero bytes (RFC 7518 wants 32 bytes):
+    // one key in 64 then has a 31-byte coordinate. Find a key whose x starts with zero.
+    var ec = P256.Signing.PrivateKey()
+    while ec.publicKey.rawRepresentation.first != 0 { ec = P256.Signing.PrivateKey() }
+    let raw = Array(ec.publicKey.rawRepresentation)
+    let x = Base64URL.encode(raw[1..<32])
+    let y = Base64URL.encode(raw[32..<64])
+    let jwk = #"{"kty":"EC","crv":"P-256","x":"\#(x)","y":"\#(y)","kid":"short"}"#
+    let key = try #require(try KeyFile.parse(Array(jwk.utf8)).keys.first)
+    #expect(key.algorithm == .es256)
+    let token = try TestTokens.token(
+      header: #"{"alg":"ES256","kid":"short"}"#, claims: TestTokens.claims(), sign: TestTokens.es256(ec))
+    guard case .success = TokenVerifier(keys: [key], leeway: 0, audience: nil).verify(token, at: now) else {
+      Issue.record("a token signed with the key is refused")
+      return
+    }
+    // A coordinate that is too long is not cut down to fit.
+    let long = Base64URL.encode([0, 0] + raw[0..<32])
+    #expect(throws: KeyFileError.self) {
+      try KeyFile.parse(Array(#"{"kty":"EC","crv":"P-256","x":"\#(long)","y":"\#(y)"}"#.utf8))
+    }
+  }
+
   @Test func aBrokenJSONFileIsAnErrorNeverASecret() {
     for bad in [
       #"{"keys":[{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA"}]}"#, #"{"keys":"#, #"{"keys":[]}"#,
