@@ -24,31 +24,28 @@ public enum HTTPClient {
     head.headers.add(name: "Content-Length", value: String(body.count))
     for (name, value) in headers { head.headers.add(name: name, value: value) }
     let requestHead = head
-    let channel = try await ClientBootstrap(group: group)
-      .connectTimeout(TimeAmount(timeout))
-      .connect(host: target.host, port: target.port) { channel in
-        channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHTTPClientHandlers()
-          return channel
-        }
-      }
-    let promise = channel.eventLoop.makePromise(of: HTTPResponse.self)
+    // The response's promise and both handlers are in place before the connection is made,
+    // and the request leaves from the event loop when it is: nothing waits on the caller.
+    let eventLoop = group.next()
+    let promise = eventLoop.makePromise(of: HTTPResponse.self)
+    let channel: any Channel
     do {
-      try await channel.eventLoop.submit {
-        try channel.pipeline.syncOperations.addHandler(ResponseRecorder(promise: promise))
-      }.get()
+      channel = try await ClientBootstrap(group: eventLoop)
+        .connectTimeout(TimeAmount(timeout))
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            let ops = channel.pipeline.syncOperations
+            try ops.addHTTPClientHandlers()
+            try ops.addHandler(RequestWriter(head: requestHead, body: body))
+            try ops.addHandler(ResponseRecorder(promise: promise))
+          }
+        }
+        .connect(host: target.host, port: target.port).get()
     } catch {
-      // The server closed the connection first (a refused or shutting-down server does): a
-      // promise left unfulfilled is a fatal error in NIO's debug builds.
+      // A promise left unfulfilled is a fatal error in NIO's debug builds.
       promise.fail(error)
-      channel.close(promise: nil)
       throw error
     }
-    channel.write(HTTPClientRequestPart.head(requestHead), promise: nil)
-    if !body.isEmpty {
-      channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
-    }
-    channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
     let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
       channel.close(promise: nil)
     }
