@@ -63,8 +63,16 @@ import TouchRelayClient
     let relay = try TestRelay { $0.host = outside }
     defer { relay.stop() }
     #expect(try await HTTPClient.get("http://\(outside):\(relay.port)/healthz").status == 200)
-    await #expect(throws: (any Error).self) {
-      _ = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/healthz", timeout: .seconds(2))
+    // A session only this server has, shown on its landing page. Another test's server may
+    // listen on 127.0.0.1 with the same port number (ports are per address), so what answers
+    // there, if anything, must not be this one.
+    let session = "only-\(UInt32.random(in: 0...UInt32.max))"
+    let ws = try await WebSocketConnection.connect("ws://\(outside):\(relay.port)/v1/observe/\(session)")
+    defer { Task { await ws.close() } }
+    _ = try await ws.nextJSON(type: "welcome")
+    #expect(try await HTTPClient.get("http://\(outside):\(relay.port)/").text.contains(session))
+    if let other = try? await HTTPClient.get("http://127.0.0.1:\(relay.port)/", timeout: .seconds(2)) {
+      #expect(!other.text.contains(session), "this server answered on 127.0.0.1")
     }
     #expect(!relay.server.listensOnLoopbackOnly)
   }
