@@ -75,6 +75,9 @@ public enum RecordingReplay {
       }
       // The driver's actions (writes, pauses, wake-ups) have no socket to act on here.
       core.drainActions { _ in }
+      // The observer is read right below; the list of peers with output is let go each step,
+      // or it would grow by one entry per recorded message.
+      core.drainOutputs { _ in }
       while let m = core.nextMessage(for: observer) { out.append(m.text) }
     }
     return out
