@@ -14,7 +14,6 @@ extension HTTPResponse {
 
   /// Writes the response; false if the connection failed.
   func send(on wsi: OpaquePointer) -> Bool {
-    let headroom = Int(tr_lws_pre())
     // Nothing is cached unless the route says otherwise.
     let cache = headers.contains { $0.0.lowercased() == "cache-control" } ? "" : "Cache-Control: no-store\r\n"
     let extra = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
@@ -22,13 +21,6 @@ extension HTTPResponse {
     let head =
       "HTTP/1.1 \(status) \(reasonPhrase)\r\nContent-Type: \(contentType)\r\n"
       + "Content-Length: \(body.count)\r\n\(cache)\(Self.securityHeaders)\(page)\(extra)\r\n"
-    var buffer = [UInt8](repeating: 0, count: headroom)
-    buffer.append(contentsOf: head.utf8)
-    buffer.append(contentsOf: body)
-    let count = buffer.count - headroom
-    return buffer.withUnsafeMutableBytes { raw in
-      let p = raw.baseAddress!.advanced(by: headroom).assumingMemoryBound(to: UInt8.self)
-      return lws_write(wsi, p, count, LWS_WRITE_HTTP) >= 0
-    }
+    return LWSRawWrite.send(Array(head.utf8), body, on: wsi)
   }
 }

@@ -150,13 +150,7 @@ private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutabl
 /// lws sends itself, then waits for its ack), so the frame is built here (server frames are
 /// unmasked) and handed over as bytes to send as they are, as `FrameBatch`'s are.
 private func sendClose(on wsi: OpaquePointer, _ code: CloseCode, _ reason: String) {
-  let headroom = Int(tr_lws_pre())
   let text = Array(reason.utf8.prefix(123))
-  var frame = [UInt8](repeating: 0, count: headroom)
-  frame += [0x88, UInt8(2 + text.count), UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)] + text
-  let count = frame.count - headroom
-  frame.withUnsafeMutableBytes { raw in
-    let p = raw.baseAddress!.advanced(by: headroom).assumingMemoryBound(to: UInt8.self)
-    _ = lws_write(wsi, p, count, LWS_WRITE_HTTP)
-  }
+  LWSRawWrite.send(
+    [0x88, UInt8(2 + text.count), UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)], text, on: wsi)
 }
