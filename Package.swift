@@ -46,6 +46,11 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]
     ),
+    // hiredis from the system (Debian: libhiredis-dev): the cluster bus reads Redis replies with
+    // its RESP reader.
+    // (No pkgConfig: its flags include a define SwiftPM warns about; the headers are in
+    // /usr/include/hiredis and the module map links the library.)
+    .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
     // A cache prefetch hint (header only), for the relay core's engines.
     .systemLibrary(name: "CPrefetch"),
     // The relay's rules as a state machine: sessions, sources, observers, admission, fan-out and
@@ -63,7 +68,7 @@ let package = Package(
     .target(
       name: "RelayServer",
       dependencies: [
-        "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine", "Markup", "SignedTokens",
+        "CLibWebSockets", "CQREncode", "CHiredis", "RelayCore", "TouchProtocol", "GestureEngine", "Markup", "SignedTokens",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),

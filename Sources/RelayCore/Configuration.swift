@@ -23,6 +23,8 @@ extension RelayCore {
     public var headroom = 0
     /// `.log` actions below this level are not made at all.
     public var logLevel = Logger.Level.info
+    /// Set: this relay is a node of a cluster (`RelayCore+Cluster`).
+    public var cluster: ClusterRules?
 
     public init() {}
   }

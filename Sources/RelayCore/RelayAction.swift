@@ -14,4 +14,10 @@ public enum RelayAction {
   case log(LogLine)
   /// With `Configuration.record`: a line of `peer`'s recording.
   case record(Peer, RecordEntry)
+  /// Cluster: subscribe to (or leave) another node's data channel; confirm with
+  /// `busSubscribed(node:at:)`.
+  case busSubscribe(node: String)
+  case busUnsubscribe(node: String)
+  /// Cluster: publish this on the nodes' channel.
+  case busNotice([UInt8])
 }

@@ -75,11 +75,14 @@ public final class RelayCore {
   var reportAt: Double?
   /// The wake-up the driver was last asked for (`.wake`), until it fires.
   var wakeAt: Double?
+  /// Set when this relay is a node of a cluster.
+  public let cluster: ClusterState?
 
   public init(configuration: Configuration, access: AccessPolicy = AccessPolicy(), at rt: Double) {
     self.configuration = configuration
     self.access = access
     decoder = MessageDecoder(limits: configuration.limits)
+    cluster = configuration.cluster.map(ClusterState.init)
     now = rt
     startedAt = rt
   }
@@ -192,7 +195,7 @@ public final class RelayCore {
     let scenes = sources.compactMap { s in s.engine.sceneState.map { (source: s.info.id, state: $0) } }
     let bytes = ServerMessage.observerWelcome(
       session: peer.session.name, sources: sources.map(\.info), scenes: scenes, limits: configuration.limits,
-      serverTime: now, headroom: headroom)
+      serverTime: now, headroom: headroom, cluster: clusterWelcome(for: peer))
     enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: false, at: now), to: peer)
   }
 
@@ -215,7 +218,7 @@ public final class RelayCore {
         handleSource(message, from: peer, rt: rt)
       case (.observer, .control(let c)):
         guard admitsControl(from: peer, at: rt) else { return }
-        handleObserverControl(c, from: peer, rt: rt)
+        handleObserverControl(c, bytes: bytes, from: peer, rt: rt)
       case (.observer, _):
         sendError(ProtocolError(.notAllowed, "observers may only send 'control'"), to: peer)
       }
@@ -264,35 +267,43 @@ public final class RelayCore {
       arm(peer, state)
     case .control(let c):
       guard let state, admitsControl(from: peer, at: rt) else { return }
-      applyControl(c, to: peer, state: state, rt: rt, requester: peer)
+      if let e = applyControl(c, to: peer, state: state, rt: rt) { sendError(e, to: peer) }
     }
   }
 
-  private func handleObserverControl(_ c: Control, from peer: Peer, rt: Double) {
+  private func handleObserverControl(_ c: Control, bytes: UnsafeRawBufferPointer, from peer: Peer, rt: Double) {
     let candidates = peer.session.sources.filter { $0.source != nil }
+    // A cluster node also reaches the sources of other nodes: the control goes there.
+    let remote = remoteControlTargets(in: peer.session)
     let target: Peer?
     if let id = c.source {
       target = candidates.first { $0.source?.info.id == id }
-    } else if candidates.count == 1 {
+      if target == nil, let r = remote.first(where: { $0.id == id }) {
+        return sendControl(bytes, to: r, in: peer.session, from: peer)
+      }
+    } else if candidates.count + remote.count == 1 {
       target = candidates.first
+      if target == nil, let r = remote.first { return sendControl(bytes, to: r, in: peer.session, from: peer) }
     } else {
       target = nil
     }
     guard let target, let state = target.source else {
       let why =
         c.source.map { "no source '\($0.prefix(64))' in this session" }
-        ?? "name the source: the session has \(candidates.count) sources"
+        ?? "name the source: the session has \(candidates.count + remote.count) sources"
       return sendError(ProtocolError(.unknownSource, why), to: peer)
     }
-    applyControl(c, to: target, state: state, rt: rt, requester: peer)
+    if let e = applyControl(c, to: target, state: state, rt: rt) { sendError(e, to: peer) }
   }
 
-  private func applyControl(_ c: Control, to source: Peer, state: SourceState, rt: Double, requester: Peer) {
+  /// Runs `c` on `source`'s scene; the error for whoever sent it, if it failed.
+  func applyControl(_ c: Control, to source: Peer, state: SourceState, rt: Double) -> ProtocolError? {
     switch state.engine.control(c) {
-    case .failure(let e): sendError(e, to: requester)
+    case .failure(let e): return e
     case .success(let out):
       deliver(out, from: source, origin: state.origin(t: state.lastT, rt: rt))
       arm(source, state)
+      return nil
     }
   }
 
@@ -304,8 +315,18 @@ public final class RelayCore {
       id = wanted
       resumed = true
       planSweep()
+    } else if let wanted = hello.resume, let remote = remoteSource(wanted, in: session.name) {
+      // A source of another node (dropped there, or its node died, or not known dead yet):
+      // it is this node's now; that node gives it up when it hears the `rejoined`.
+      takeOver(remote, in: session.name)
+      id = wanted
+      resumed = true
     } else if let fixed = fixedSourceID {
       id = fixed
+    } else if let cluster {
+      // Unique in the cluster without asking anyone: the node's name is part of it.
+      id = "\(cluster.node).s\(nextSourceNumber)"
+      nextSourceNumber += 1
     } else {
       id = "s\(nextSourceNumber)"
       nextSourceNumber += 1
@@ -357,6 +378,21 @@ public final class RelayCore {
     w.int(Int64(sources))
     w.key("observers")
     w.int(Int64(observers))
+    if let cluster {
+      w.key("cluster")
+      w.beginObject()
+      w.key("node")
+      w.string(cluster.node)
+      w.key("bus")
+      w.string(cluster.busUp ? "up" : "down")
+      w.key("nodes")
+      w.beginArray()
+      for n in cluster.knownNodes { w.string(n) }
+      w.endArray()
+      w.key("remoteSources")
+      w.int(Int64(cluster.remoteSourceCount))
+      w.endObject()
+    }
     w.endObject()
     return w.bytes
   }

@@ -1,6 +1,10 @@
 import Logging
 import TouchProtocol
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Everything the server can be told at start-up. Each default is written here once: the
 /// command line's help and the README read them through `RelayOption.all`, whose allowed
 /// ranges `validate()` checks (`RelayServer.start()` calls it).
@@ -91,6 +95,30 @@ public struct RelayConfiguration: Sendable {
   /// When set, a signed token's `aud` must be (or list) it.
   public var jwtAudience: String?
 
+  // MARK: Cluster
+
+  /// `--redis`: the Redis a cluster's nodes share (`redis://[:PASSWORD@]HOST:PORT`); unset, the
+  /// relay is one process and talks to no Redis.
+  public var redisURL: String?
+  /// `--redis-prefix`: in front of every channel name, so clusters sharing a Redis stay apart.
+  public var redisPrefix: String?
+  /// `--node-id`: this node's name in source ids, logs, metrics and `/healthz`.
+  public var nodeID: String?
+
+  /// The prefix in force.
+  public var effectiveRedisPrefix: String { redisPrefix ?? "touchrelay" }
+
+  /// The node's name in force: `--node-id`, or HOSTNAME-PID.
+  public var effectiveNodeID: String {
+    if let nodeID { return nodeID }
+    var name = [CChar](repeating: 0, count: 256)
+    let host =
+      gethostname(&name, 255) == 0
+      ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "node"
+    let safe = String(host.map { ClusterName.isAllowed($0) ? $0 : "-" }.prefix(40))
+    return "\(safe.isEmpty ? "node" : safe)-\(getpid())"
+  }
+
   public init() {}
 
   /// A value outside what its option allows, or settings that contradict each other.
@@ -113,6 +141,19 @@ public struct RelayConfiguration: Sendable {
     }
     guard (tlsCertificate == nil) == (tlsKey == nil) else {
       throw InvalidValue("TLS needs both a certificate (cert) and a key (key)")
+    }
+    if let url = redisURL {
+      do {
+        _ = try RedisURL(url)
+      } catch {
+        throw InvalidValue("redis: \(error)")
+      }
+    }
+    if let prefix = redisPrefix, !ClusterName.isValid(prefix) {
+      throw InvalidValue("redis prefix must be 1 to 64 of A-Z a-z 0-9 . _ - (it is '\(prefix)')")
+    }
+    if let node = nodeID, !ClusterName.isValid(node) {
+      throw InvalidValue("node id must be 1 to 64 of A-Z a-z 0-9 . _ - (it is '\(node)')")
     }
   }
 }

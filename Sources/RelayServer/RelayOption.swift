@@ -53,7 +53,8 @@ public struct RelayOption: Sendable {
   /// Why the value in `configuration` is not allowed; nil when it is.
   public func problem(in configuration: RelayConfiguration) -> String? {
     check(configuration)
-      ? nil : "\(flag.split(separator: "-").joined(separator: " ")) must be \(allowed) (it is \(value(in: configuration)))"
+      ? nil
+      : "\(flag.split(separator: "-").joined(separator: " ")) must be \(allowed) (it is \(value(in: configuration)))"
   }
 
   private var allowedOrAny: String { allowed.isEmpty ? "any" : allowed }
@@ -158,13 +159,16 @@ public struct RelayOption: Sendable {
         return true
       },
       check: { _ in true }),
-    text("cert", \.tlsCertificate, "PEM certificate for TLS (wss://, https://); needs --key", valueName: "file", unset: "no TLS"),
+    text(
+      "cert", \.tlsCertificate, "PEM certificate for TLS (wss://, https://); needs --key", valueName: "file",
+      unset: "no TLS"),
     text("key", \.tlsKey, "PEM private key for TLS; needs --cert", valueName: "file", unset: "no TLS"),
     integer("ping-interval", \.pingInterval, 1...3600, "Seconds of silence before a ping", valueName: "seconds"),
     integer(
       "idle-timeout", \.idleTimeout, 2...7200, "Seconds of silence before hanging up (more than --ping-interval)",
       valueName: "seconds"),
-    seconds("drain-timeout", \.drainTimeout, 0...600, "Seconds observers get on shutdown to take their pending messages"),
+    seconds(
+      "drain-timeout", \.drainTimeout, 0...600, "Seconds observers get on shutdown to take their pending messages"),
     toggle("gestures", \.gestures, "Run the gesture engine (--no-gestures: the raw mirror only)"),
     toggle("metrics", \.metrics, "Serve /metrics and time the engine and deliveries for it"),
     toggle("compression", \.compression, "Offer permessage-deflate"),
@@ -184,6 +188,16 @@ public struct RelayOption: Sendable {
     text(
       "public-url", \.publicURL, "The server's URL as phones reach it, for the pad URL in QR codes",
       valueName: "url", unset: "the page's Host"),
+    text(
+      "redis", \.redisURL,
+      "Make this process a node of a cluster sharing sessions through this Redis (redis://[:PASSWORD@]HOST:PORT)",
+      valueName: "url", unset: "none: one process"),
+    text(
+      "redis-prefix", \.redisPrefix, "Prefix of every Redis channel, so clusters sharing one Redis stay apart",
+      valueName: "name", unset: "touchrelay"),
+    text(
+      "node-id", \.nodeID, "This node's name in a cluster: in source ids, logs, metrics and /healthz",
+      valueName: "name", unset: "HOSTNAME-PID"),
   ]
 
   // MARK: Kinds of option
@@ -254,7 +268,8 @@ public struct RelayOption: Sendable {
     _ flag: String, _ path: WritableKeyPath<RelayConfiguration, V> & Sendable, _ help: String
   ) -> RelayOption {
     RelayOption(
-      flag: flag, valueName: "name", allowed: "one of " + V.allCases.map(\.rawValue).joined(separator: ", "), help: help,
+      flag: flag, valueName: "name", allowed: "one of " + V.allCases.map(\.rawValue).joined(separator: ", "),
+      help: help,
       unsetText: "", read: { $0[keyPath: path].rawValue },
       parse: { c, s in
         guard let v = V(rawValue: s) else { return false }

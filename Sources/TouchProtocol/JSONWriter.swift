@@ -173,6 +173,12 @@ public struct JSONWriter: ~Copyable {
     writeString(s)
   }
 
+  /// A value that is JSON already (checked by whoever made it), copied as it is.
+  public mutating func json(_ value: UnsafeRawBufferPointer) {
+    separate()
+    put(value.bindMemory(to: UInt8.self))
+  }
+
   public mutating func bool(_ b: Bool) {
     separate()
     raw(b ? "true" : "false")

@@ -53,4 +53,6 @@ public enum CloseCode: UInt16, Sendable {
   case invalidPayload = 1007
   case policyViolation = 1008
   case messageTooBig = 1009
+  /// A cluster node closes a source's connection when the source resumed on another node.
+  case handedOver = 4001
 }

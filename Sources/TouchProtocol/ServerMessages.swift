@@ -77,7 +77,7 @@ public enum ServerMessage {
 
   public static func observerWelcome(
     session: String, sources: [SourceInfo], scenes: [(source: String, state: JSONValue)],
-    limits: Limits, serverTime: Double, headroom: Int = 0
+    limits: Limits, serverTime: Double, headroom: Int = 0, cluster: ClusterWelcome? = nil
   ) -> [UInt8] {
     var w = JSONWriter(headroom: headroom)
     w.beginObject()
@@ -96,6 +96,7 @@ public enum ServerMessage {
     w.key("sources")
     w.beginArray()
     for s in sources { write(s, &w) }
+    for s in cluster?.sources ?? [] { write(s, &w) }
     w.endArray()
     w.key("scenes")
     w.beginArray()
@@ -107,9 +108,50 @@ public enum ServerMessage {
       w.value(s.state)
       w.endObject()
     }
+    for s in cluster?.scenes ?? [] {
+      w.beginObject()
+      w.key("source")
+      w.string(s.source)
+      w.key("state")
+      s.state.withUnsafeBytes { w.json($0) }
+      w.endObject()
+    }
     w.endArray()
+    if let cluster {
+      w.key("cluster")
+      w.beginObject()
+      w.key("node")
+      w.string(cluster.node)
+      w.key("bus")
+      w.string(cluster.busUp ? "up" : "down")
+      w.endObject()
+    }
     w.endObject()
     return w.bytes
+  }
+
+  /// A source's `SourceInfo` as the JSON object the observer `welcome` lists it with.
+  public static func sourceInfoJSON(_ info: SourceInfo) -> [UInt8] {
+    var w = JSONWriter()
+    write(info, &w)
+    return w.bytes
+  }
+
+  /// What a cluster node adds to an observer's `welcome`: the sources of other nodes and their
+  /// scenes, as those nodes encoded them, and whether the bus is up (when it is down, the
+  /// lists hold what the node knew when it went down).
+  public struct ClusterWelcome {
+    public var node: String
+    public var busUp: Bool
+    public var sources: [SourceInfo]
+    /// Scene states (JSON) by source id.
+    public var scenes: [(source: String, state: [UInt8])]
+    public init(node: String, busUp: Bool, sources: [SourceInfo], scenes: [(source: String, state: [UInt8])]) {
+      self.node = node
+      self.busUp = busUp
+      self.sources = sources
+      self.scenes = scenes
+    }
   }
 
   /// `event` is `joined`, `left`, `rejoined` or `updated` (a new hello).
@@ -273,6 +315,26 @@ public enum ServerMessage {
     }
     w.key("state")
     w.value(state)
+    w.endObject()
+    return w.bytes
+  }
+
+  /// A scene's state alone, as JSON (what a cluster node passes on for welcomes and snapshots).
+  public static func sceneState(_ state: JSONValue) -> [UInt8] {
+    var w = JSONWriter()
+    w.value(state)
+    return w.bytes
+  }
+
+  /// A scene message around a state that is JSON already (another node's, checked).
+  public static func scene(source: String, stateJSON: [UInt8], origin: Origin, headroom: Int = 0) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom)
+    w.beginObject()
+    w.key("type")
+    w.string("scene")
+    write(origin, &w)
+    w.key("state")
+    stateJSON.withUnsafeBytes { w.json($0) }
     w.endObject()
     return w.bytes
   }

@@ -63,6 +63,9 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("event-loop")) var eventLoop: String?
   @Option(help: help("record")) var record: String?
   @Option(help: help("public-url")) var publicURL: String?
+  @Option(help: help("redis")) var redis: String?
+  @Option(help: help("redis-prefix")) var redisPrefix: String?
+  @Option(help: help("node-id")) var nodeId: String?
 
   @Option(
     help: ArgumentHelp(
@@ -95,6 +98,7 @@ struct TouchRelayCommand: ParsableCommand {
       "gestures": gestures.map { $0 ? "on" : "off" }, "metrics": metrics.map { $0 ? "on" : "off" },
       "compression": compression.map { $0 ? "on" : "off" }, "deflate-mem-level": deflateMemLevel,
       "write-batch-bytes": writeBatchBytes, "event-loop": eventLoop, "record": record, "public-url": publicURL,
+      "redis": redis, "redis-prefix": redisPrefix, "node-id": nodeId,
     ]
   }
 

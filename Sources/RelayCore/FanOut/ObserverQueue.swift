@@ -69,6 +69,13 @@ struct ObserverQueue {
     return nil
   }
 
+  /// Messages lost before they reached the queue (a gap in the cluster bus): reported in the
+  /// next `dropped` notice like the queue's own drops.
+  mutating func noteMissed(_ n: Int) {
+    dropped += n
+    totalDropped += n
+  }
+
   /// Takes the count for a `dropped` notice and resets it.
   mutating func takeDropped() -> Int {
     defer { dropped = 0 }

@@ -20,6 +20,16 @@ public final class OutgoingMessage {
     encoded.withUnsafeBytes { bytes.copyMemory(from: $0) }
   }
 
+  /// A copy of a message encoded elsewhere (another cluster node), made at server time `rt`.
+  public init(copying payload: UnsafeRawBufferPointer, headroom: Int, supersedable: Bool, at rt: Double) {
+    self.supersedable = supersedable
+    self.headroom = headroom
+    createdAt = Int64(rt * 1_000_000)
+    bytes = .allocate(byteCount: headroom + payload.count, alignment: 16)
+    bytes.initializeMemory(as: UInt8.self, repeating: 0)
+    if !payload.isEmpty { UnsafeMutableRawBufferPointer(rebasing: bytes[headroom...]).copyMemory(from: payload) }
+  }
+
   /// Takes the writer's buffer over: no copy. `origin` is what caused it.
   init(_ writer: consuming JSONWriter, headroom: Int, supersedable: Bool, origin: Origin) {
     self.supersedable = supersedable

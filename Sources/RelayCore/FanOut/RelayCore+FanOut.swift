@@ -27,6 +27,14 @@ extension RelayCore {
       message = m
       enqueue(m, to: obs)
     }
+    if cluster != nil {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom), headroom: headroom,
+          supersedable: true, origin: origin)
+      publish(.touches, in: session, source: origin.source, origin: origin, supersedable: true, payload: m)
+    }
   }
 
   func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
@@ -39,6 +47,16 @@ extension RelayCore {
           supersedable: e.state.isSupersedable, origin: origin)
       message = m
       enqueue(m, to: obs)
+    }
+    if cluster != nil {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom,
+          supersedable: e.state.isSupersedable, origin: origin)
+      publish(
+        .gesture, in: session, source: origin.source, origin: origin, supersedable: e.state.isSupersedable,
+        gesture: e, payload: m)
     }
   }
 
@@ -54,6 +72,16 @@ extension RelayCore {
       message = m
       enqueue(m, to: obs)
     }
+    if cluster != nil {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.scene(source: source, state: state, origin: origin, headroom: headroom),
+          headroom: headroom, supersedable: true, at: now)
+      publish(
+        .scene, in: session, source: source, origin: origin, supersedable: true, payload: m,
+        extra: ServerMessage.sceneState(state))
+    }
   }
 
   func broadcastSourceEvent(_ event: String, _ info: SourceInfo, in session: Session) {
@@ -66,6 +94,16 @@ extension RelayCore {
           at: now)
       message = m
       enqueue(m, to: obs)
+    }
+    if cluster != nil {
+      let m =
+        message
+        ?? OutgoingMessage(
+          ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false,
+          at: now)
+      publish(
+        .source, in: session, source: info.id, origin: nil, supersedable: false, arg: event, payload: m,
+        extra: ServerMessage.sourceInfoJSON(info))
     }
   }
 
@@ -89,7 +127,7 @@ extension RelayCore {
   }
 
   /// Tells the driver `peer` has output, unless it was told and has not taken it all yet.
-  private func announce(_ peer: Peer) {
+  func announce(_ peer: Peer) {
     guard !peer.announced else { return }
     peer.announced = true
     outputs.append(peer)
@@ -141,6 +179,7 @@ extension RelayCore {
             source: s.info.id, state: scene, origin: s.origin(t: s.lastT, rt: s.lastRT), headroom: headroom)
           peer.priority.append(OutgoingMessage(bytes, headroom: headroom, supersedable: true, at: now))
         }
+        peer.priority.append(contentsOf: remoteSnapshots(for: peer))
       } else {
         counters.droppedForSources += missed
       }

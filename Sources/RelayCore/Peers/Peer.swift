@@ -46,6 +46,8 @@ public final class Peer: DeadlineQueueItem {
   var errorWindow = WindowCount()
   /// Listed in the core's `reportsOwed`: refusals not reported yet.
   var owesReport = false
+  /// A source that resumed on another cluster node: it closes without `left` or a resume window.
+  var handedOver = false
   /// Admitted with a signed token: when it expires (server ms), and its place in the core's
   /// queue of expiries.
   public internal(set) var tokenExpiresAt: Double?

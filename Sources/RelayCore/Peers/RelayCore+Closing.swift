@@ -92,13 +92,22 @@ extension RelayCore {
         // The device time of the close, estimated from the latest frame's clock offset.
         let t = max(state.clockOffset.map { rt - $0 } ?? state.lastT, state.lastT)
         let out = state.engine.cancelAll(at: t)
+        // Resumed on another cluster node: that node and the others cancel what it had begun
+        // for their own observers, and it has not left.
+        cluster?.busMuted = peer.handedOver
         deliver(out, from: peer, origin: state.origin(t: t, rt: rt))
-        // A clean close (1000) is a goodbye; anything else may be a dropped network.
-        if peerCode == 1000 || stopping {
+        cluster?.busMuted = false
+        if peer.handedOver {
+          // Nothing more: the source lives on elsewhere.
+        } else if peerCode == 1000 || stopping {
+          // A clean close (1000) is a goodbye; anything else may be a dropped network.
           broadcastSourceEvent("left", state.info, in: session)
         } else {
           session.departed[state.info.id] = DepartedSource(
             info: state.info, deadline: rt + configuration.resumeWindow * 1000)
+          publish(
+            .departed, in: session, source: state.info.id, origin: nil, supersedable: false, payload: nil,
+            extra: ServerMessage.sourceInfoJSON(state.info))
           planSweep()
         }
       }

@@ -8,6 +8,10 @@ public final class Session {
   @exclusivity(unchecked) public internal(set) var observers: [Peer] = []
   /// Sources that dropped without a clean close and may still resume, by source id.
   public internal(set) var departed: [String: DepartedSource] = [:]
+  /// A cluster node's stream of records for this session on the bus, and the number of its
+  /// last record (`RelayCore.publish`).
+  var busStream: UInt64 = 0
+  @exclusivity(unchecked) var busSeq: UInt64 = 0
 
   init(name: String) {
     self.name = name

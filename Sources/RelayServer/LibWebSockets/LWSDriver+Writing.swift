@@ -146,7 +146,7 @@ extension LWSDriver {
   }
 
   /// When a write happened, for the latency histogram: no clock reading without metrics.
-  private func writeTime() -> Int64 { config.metrics ? MonotonicClock.nanoseconds() : 0 }
+  private func writeTime() -> Int64 { config.metrics ? nowNanoseconds() : 0 }
 
   /// `now`: when it was written (`writeTime()`; one reading serves a whole batch).
   private func delivered(_ m: OutgoingMessage, at now: Int64, timed: Bool = true) {

@@ -41,6 +41,11 @@ final class LWSDriver {
   private(set) var loopHook: LoopHook?
   /// Our libev loop with --event-loop libev, nil with lws' poll loop.
   let eventLoop: UnsafeMutableRawPointer?
+  /// Added to the monotonic clock: zero for one process; for a cluster node, the wall clock
+  /// at start, so every node's server time (`rt`, `serverTime`) is on one shared clock.
+  let clockOffset: Double
+  /// The cluster bus, with `--redis`.
+  var bus: RedisBus?
 
   init(config: RelayConfiguration, access: AccessPolicy, logger: Logger, eventLoop: UnsafeMutableRawPointer?) {
     self.config = config
@@ -49,7 +54,8 @@ final class LWSDriver {
     var rules = config.coreConfiguration
     rules.headroom = Int(tr_lws_pre())
     rules.logLevel = logger.logLevel
-    core = RelayCore(configuration: rules, access: access, at: MonotonicClock.nowMs())
+    clockOffset = rules.cluster == nil ? 0 : WallClock.nowSeconds() * 1000 - MonotonicClock.nowMs()
+    core = RelayCore(configuration: rules, access: access, at: MonotonicClock.nowMs() + clockOffset)
     metrics = RelayMetrics()
     if config.metrics { core.engineTiming = EngineStopwatch(metrics.engineTime) }
     routes = HTTPRoutes(core: core, config: config, metrics: metrics)
@@ -60,7 +66,10 @@ final class LWSDriver {
     if let eventLoop { loopHook = LoopHook(loop: eventLoop, owner: me, fire: loopWillWait) }
   }
 
-  func now() -> Double { MonotonicClock.nowMs() }
+  func now() -> Double { MonotonicClock.nowMs() + clockOffset }
+
+  /// `now()` in nanoseconds (the latency metric's unit).
+  func nowNanoseconds() -> Int64 { MonotonicClock.nanoseconds() + Int64(clockOffset * 1_000_000) }
 
   /// libwebsockets 4.1's libev glue can leave its own timers (ping, idle hang-up, timeouts)
   /// armed late; waking its event pipe once a second makes it service whatever is due.
@@ -73,6 +82,8 @@ final class LWSDriver {
   /// Before the loop waits (every iteration with libev; after each `lws_service` on the poll
   /// loop): fires what the core has due and writes what that queued.
   func tickIfDue() {
+    // One data message on the cluster bus per loop iteration at most.
+    bus?.flush()
     guard core.hasTimers else { return }
     // Also asks for the next wake-up when nothing is due yet.
     core.tick(at: now())
@@ -117,11 +128,19 @@ final class LWSDriver {
       logger.log(level: line.level, "\(line.message)", metadata: line.metadata)
     case .record(let peer, let entry):
       record(entry, of: peer)
+    case .busSubscribe(let node):
+      bus?.subscribe(node: node)
+    case .busUnsubscribe(let node):
+      bus?.unsubscribe(node: node)
+    case .busNotice(let bytes):
+      bus?.publishNotice(bytes)
     }
   }
 
   private func finish() {
     guard !finished else { return }
+    bus?.goodbye()
+    bus?.stop()
     finished = true
     onFinished?()
     if let context { lws_cancel_service(context) }

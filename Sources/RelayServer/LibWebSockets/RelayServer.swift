@@ -33,6 +33,12 @@ public final class RelayServer: Sendable {
   private let listening = Mutex<Int?>(nil)
   private let address = Mutex<ListenAddress?>(nil)
   private let initialPolicy = Mutex(AccessPolicy())
+  /// With `--redis`: where the cluster's Redis is, resolved at start.
+  private let redisTargetBox = Mutex<(url: RedisURL, address: String)?>(nil)
+  private var redisTarget: (url: RedisURL, address: String)? {
+    get { redisTargetBox.withLock { $0 } }
+    set { redisTargetBox.withLock { $0 = newValue } }
+  }
   private let finished = DispatchSemaphore(value: 0)
 
   public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
@@ -90,6 +96,16 @@ public final class RelayServer: Sendable {
     } catch {
       throw StartError.badConfiguration("\(error)")
     }
+    var redis: (url: RedisURL, address: String)?
+    if let text = configuration.redisURL {
+      do {
+        let url = try RedisURL(text)
+        redis = (url, try url.resolvedAddress())
+      } catch {
+        throw StartError.badConfiguration("--redis: \(error)")
+      }
+    }
+    redisTarget = redis
     address.withLock { $0 = listenAddress }
     initialPolicy.withLock { $0 = policy }
     let ready = DispatchSemaphore(value: 0)
@@ -201,6 +217,14 @@ public final class RelayServer: Sendable {
     }
     driver.context = context
     driver.server = self
+    if let redis = redisTarget {
+      let bus = RedisBus(
+        driver: driver, url: redis.url, address: redis.address, prefix: configuration.effectiveRedisPrefix,
+        node: driver.core.cluster?.node ?? configuration.effectiveNodeID)
+      driver.bus = bus
+      driver.metrics.bus = bus
+      bus.start()
+    }
     if let loop = resources.eventLoop {
       // The loop's run call returns only when broken; `finished` is set on this thread.
       driver.onFinished = { tr_ev_break(loop) }
@@ -239,6 +263,7 @@ private final class ContextResources {
   let iface: UnsafeMutablePointer<CChar>?
   let ipv6: Bool
   let protocolName: UnsafeMutablePointer<CChar>
+  let redisProtocolName: UnsafeMutablePointer<CChar>
   let protocols: UnsafeMutablePointer<lws_protocols>
   let extensionName: UnsafeMutablePointer<CChar>
   let extensionOffer: UnsafeMutablePointer<CChar>
@@ -261,7 +286,7 @@ private final class ContextResources {
     iface = address.iface.map { strdup($0) }
     ipv6 = address.ipv6
     protocolName = strdup(TouchProtocol.protocolName)
-    protocols = .allocate(capacity: 2)
+    protocols = .allocate(capacity: 3)
     // The first protocol also serves plain HTTP and peers that ask for no subprotocol.
     var p = lws_protocols()
     p.name = UnsafePointer(protocolName)
@@ -269,7 +294,14 @@ private final class ContextResources {
     p.per_session_data_size = 0
     p.rx_buffer_size = 16 * 1024
     protocols.initialize(to: p)
-    (protocols + 1).initialize(to: lws_protocols())
+    // The cluster bus's Redis connections (raw client sockets; see RedisLink).
+    redisProtocolName = strdup(RedisLink.protocolName)
+    var redis = lws_protocols()
+    redis.name = UnsafePointer(redisProtocolName)
+    redis.callback = redisCallback
+    redis.rx_buffer_size = 64 * 1024
+    (protocols + 1).initialize(to: redis)
+    (protocols + 2).initialize(to: lws_protocols())
     extensionName = strdup("permessage-deflate")
     extensionOffer = strdup("permessage-deflate; client_no_context_takeover; client_max_window_bits")
     extensions = .allocate(capacity: 2)
@@ -292,6 +324,7 @@ private final class ContextResources {
     free(certificate)
     free(key)
     free(protocolName)
+    free(redisProtocolName)
     free(extensionName)
     free(extensionOffer)
     protocols.deallocate()

@@ -11,6 +11,8 @@ final class RelayMetrics {
   private let factory: PrometheusMetricsFactory
 
   private var published: [String: Int] = [:]
+  /// The cluster bus, with `--redis` (its counters are published with the core's).
+  weak var bus: RedisBus?
   private var counters: [String: Metrics.Counter] = [:]
 
   private let connectionsGauge: [Peer.Role: Metrics.Gauge]
@@ -32,6 +34,7 @@ final class RelayMetrics {
     }
     f.durationHistogramBuckets = [
       "touchrelay_engine_duration_seconds": micro, "touchrelay_delivery_latency_seconds": milli,
+      "touchrelay_bus_delay_seconds": milli,
     ]
     factory = f
     connectionsGauge = [
@@ -43,7 +46,39 @@ final class RelayMetrics {
     deepestQueueGauge = Metrics.Gauge(label: "touchrelay_observer_queue_deepest", factory: f)
     deliveryLatency = Metrics.Timer(label: "touchrelay_delivery_latency_seconds", factory: f)
     engineTime = Metrics.Timer(label: "touchrelay_engine_duration_seconds", factory: f)
+    busDelay = Metrics.Timer(label: "touchrelay_bus_delay_seconds", factory: f)
   }
+
+  /// Cluster: from a record's `rt` on its node to its arrival here (one per data message).
+  let busDelay: Metrics.Timer
+
+  func recordBusDelay(milliseconds ms: Double) {
+    busDelay.recordNanoseconds(Int64(max(0, ms) * 1_000_000))
+  }
+
+  /// The cluster's counters: the core's (records, gaps) and the bus driver's (messages, bytes).
+  func publishCluster(_ cluster: ClusterState, bus: BusCounters) {
+    let c = cluster.counters
+    publish("touchrelay_bus_records_total", [("direction", "in")], c.recordsIn)
+    publish("touchrelay_bus_records_total", [("direction", "out")], c.recordsOut)
+    publish("touchrelay_bus_messages_total", [("direction", "in")], bus.messagesIn)
+    publish("touchrelay_bus_messages_total", [("direction", "out")], bus.messagesOut)
+    publish("touchrelay_bus_bytes_total", [("direction", "in")], bus.bytesIn)
+    publish("touchrelay_bus_bytes_total", [("direction", "out")], bus.bytesOut)
+    publish("touchrelay_bus_messages_dropped_total", [], bus.messagesDropped)
+    publish("touchrelay_bus_reconnects_total", [], bus.reconnects)
+    publish("touchrelay_bus_gaps_total", [], c.gaps)
+    publish("touchrelay_bus_missed_records_total", [], c.missedRecords)
+    publish("touchrelay_bus_nodes_lost_total", [], c.nodesLost)
+    for (why, n) in c.malformed { publish("touchrelay_bus_malformed_total", [("why", why)], n) }
+    clusterGauges.up.record(cluster.busUp ? 1 : 0)
+    clusterGauges.nodes.record(cluster.knownNodes.count)
+  }
+
+  private lazy var clusterGauges = (
+    up: Metrics.Gauge(label: "touchrelay_bus_up", factory: factory),
+    nodes: Metrics.Gauge(label: "touchrelay_bus_nodes", factory: factory)
+  )
 
   /// Publishes everything and renders the Prometheus text format.
   func scrape(_ core: RelayCore) -> [UInt8] {
@@ -76,6 +111,7 @@ final class RelayMetrics {
     publish("touchrelay_read_pauses_total", [], c.readPauses)
     for (code, n) in c.errors { publish("touchrelay_errors_total", [("code", code)], n) }
     for (code, n) in c.closes { publish("touchrelay_closes_total", [("code", code)], n) }
+    if let cluster = core.cluster { publishCluster(cluster, bus: bus?.counters ?? BusCounters()) }
     return registry.emitToBuffer()
   }
 

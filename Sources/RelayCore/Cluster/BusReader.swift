@@ -1,0 +1,75 @@
+import TouchProtocol
+
+/// Reads the bus's binary encoding from borrowed bytes, checking every length against what is
+/// left: whatever the bytes are, it throws or returns values within them.
+struct BusReader {
+  let bytes: UnsafeRawBufferPointer
+  private(set) var index = 0
+
+  init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+  var remaining: Int { bytes.count - index }
+  var atEnd: Bool { index == bytes.count }
+
+  mutating func u8() throws(BusFormatError) -> UInt8 {
+    guard remaining >= 1 else { throw .truncated }
+    defer { index += 1 }
+    return bytes[index]
+  }
+
+  mutating func u32() throws(BusFormatError) -> UInt32 {
+    guard remaining >= 4 else { throw .truncated }
+    var v: UInt32 = 0
+    withUnsafeMutableBytes(of: &v) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[index..<index + 4])) }
+    index += 4
+    return UInt32(littleEndian: v)
+  }
+
+  mutating func u64() throws(BusFormatError) -> UInt64 {
+    guard remaining >= 8 else { throw .truncated }
+    var v: UInt64 = 0
+    withUnsafeMutableBytes(of: &v) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[index..<index + 8])) }
+    index += 8
+    return UInt64(littleEndian: v)
+  }
+
+  mutating func i64() throws(BusFormatError) -> Int64 { Int64(bitPattern: try u64()) }
+
+  mutating func f64() throws(BusFormatError) -> Double {
+    let v = Double(bitPattern: try u64())
+    guard v.isFinite else { throw .truncated }
+    return v
+  }
+
+  /// A name: 1 to `maxLength` bytes of `[A-Za-z0-9._-]` (empty if `allowEmpty`).
+  mutating func name(maxLength: Int = 64, allowEmpty: Bool = false) throws(BusFormatError) -> String {
+    let n = Int(try u8())
+    guard n <= maxLength, n > 0 || allowEmpty else { throw .badName }
+    guard remaining >= n else { throw .truncated }
+    let slice = UnsafeRawBufferPointer(rebasing: bytes[index..<index + n])
+    for c in slice where !Self.isNameByte(c) { throw .badName }
+    index += n
+    return String(decoding: slice, as: UTF8.self)
+  }
+
+  /// A payload's place in `bytes`: at most `maxLength` bytes.
+  mutating func payload(maxLength: Int) throws(BusFormatError) -> Range<Int> {
+    let n = Int(try u32())
+    guard n <= maxLength else { throw .tooLarge }
+    guard remaining >= n else { throw .truncated }
+    defer { index += n }
+    return index..<index + n
+  }
+
+  mutating func expect(_ literal: StaticString) throws(BusFormatError) {
+    let n = literal.utf8CodeUnitCount
+    guard remaining >= n else { throw .badMagic }
+    for k in 0..<n where bytes[index + k] != literal.utf8Start[k] { throw .badMagic }
+    index += n
+  }
+
+  static func isNameByte(_ c: UInt8) -> Bool {
+    (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2D
+      || c == 0x2E
+  }
+}

@@ -1,0 +1,319 @@
+import CHiredis
+import CLibWebSockets
+import Logging
+import RelayCore
+
+/// The cluster bus on Redis pub/sub: a driver of the relay core beside libwebsockets. It
+/// publishes the core's data messages on this node's channel (`PREFIX:node:NAME`), at most
+/// one a loop iteration, and the core's notices on the nodes' channel (`PREFIX:nodes`);
+/// subscribes to the nodes' channel and to each node the core knows; hands what it reads to
+/// the core. Two connections (a subscribed connection takes no other commands), both on the
+/// service thread's loop. When Redis is unreachable or stalls, both are cut and made again
+/// with backoff; local sessions never wait for it.
+final class RedisBus {
+  unowned let driver: LWSDriver
+  let url: RedisURL
+  /// The address connected to: a host name is resolved once, at start.
+  let address: String
+  let prefix: String
+  let node: String
+  let publisher = RedisLink(role: .publisher)
+  let subscriber = RedisLink(role: .subscriber)
+  /// The core has been told the bus is up (`busConnected`), and not since that it is down.
+  private(set) var isUp = false
+  private var nodesSubscribed = false
+  private var publisherReady = false
+  /// Node channels subscribed to (confirmed), and asked for.
+  private var subscribedNodes: Set<String> = []
+  private var backoff = 100.0
+  private var reconnectTimer: RelayTimer!
+  private var heartbeatTimer: RelayTimer!
+  private(set) var counters = BusCounters()
+
+  init(driver: LWSDriver, url: RedisURL, address: String, prefix: String, node: String) {
+    self.driver = driver
+    self.url = url
+    self.address = address
+    self.prefix = prefix
+    self.node = node
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    reconnectTimer = RelayTimer(loop: driver.eventLoop, owner: me, fire: redisReconnectFired)
+    heartbeatTimer = RelayTimer(loop: driver.eventLoop, owner: me, fire: redisHeartbeatFired)
+  }
+
+  var nodesChannel: String { "\(prefix):nodes" }
+  func dataChannel(_ node: String) -> String { "\(prefix):node:\(node)" }
+  private var owner: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+  /// Called once the context exists.
+  func start() {
+    connect()
+    guard let context = driver.context else { return }
+    heartbeatTimer.schedule(context, afterMilliseconds: 1000)
+  }
+
+  func stop() {
+    reconnectTimer.cancel()
+    heartbeatTimer.cancel()
+  }
+
+  private func connect() {
+    guard let context = driver.context else { return }
+    let now = driver.now()
+    nodesSubscribed = false
+    publisherReady = false
+    subscribedNodes.removeAll()
+    let a = publisher.connect(context: context, host: address, port: url.port, owner: owner, at: now)
+    let b = subscriber.connect(context: context, host: address, port: url.port, owner: owner, at: now)
+    if !a || !b { failed("could not start connecting") }
+  }
+
+  // MARK: - Link events (from `redisCallback`)
+
+  func connected(_ wsi: OpaquePointer) {
+    let now = driver.now()
+    guard let link = link(of: wsi) else { return }
+    link.didConnect()
+    if let password = url.password { link.send([Array("AUTH".utf8), Array(password.utf8)], at: now) }
+    switch link.role {
+    case .publisher:
+      publisherReady = true
+    case .subscriber:
+      subscribe(nodesChannel, at: now)
+      for n in driver.core.cluster?.knownNodes ?? [] { subscribe(dataChannel(n), at: now) }
+    }
+    link.flush()
+    maybeUp()
+  }
+
+  func received(_ wsi: OpaquePointer, _ bytes: UnsafeRawBufferPointer) {
+    guard let link = link(of: wsi) else { return }
+    let ok = link.received(bytes) { reply in
+      switch link.role {
+      case .publisher: publisherReply(reply)
+      case .subscriber: subscriberReply(reply)
+      }
+    }
+    if !ok { failed("the \(link.role.rawValue) connection sent something that is not RESP") }
+    driver.performActions()
+  }
+
+  func writable(_ wsi: OpaquePointer) {
+    link(of: wsi)?.flush()
+  }
+
+  func closed(_ wsi: OpaquePointer, error: String?) {
+    guard let link = link(of: wsi) else { return }
+    link.reset()
+    failed(error ?? "the \(link.role.rawValue) connection closed")
+  }
+
+  private func link(of wsi: OpaquePointer) -> RedisLink? {
+    if publisher.wsi == wsi { return publisher }
+    if subscriber.wsi == wsi { return subscriber }
+    return nil
+  }
+
+  // MARK: - Replies
+
+  private func publisherReply(_ r: UnsafeMutablePointer<redisReply>) {
+    publisher.replied()
+    if r.pointee.type == REDIS_REPLY_ERROR { failed("Redis refused: \(text(r))") }
+  }
+
+  private func subscriberReply(_ r: UnsafeMutablePointer<redisReply>) {
+    let now = driver.now()
+    switch r.pointee.type {
+    case REDIS_REPLY_ERROR:
+      subscriber.replied()
+      failed("Redis refused: \(text(r))")
+    case REDIS_REPLY_STATUS:
+      subscriber.replied()  // AUTH
+    case REDIS_REPLY_ARRAY where r.pointee.elements >= 2:
+      let kind = text(r.pointee.element[0]!)
+      switch kind {
+      case "message" where r.pointee.elements == 3:
+        let channel = text(r.pointee.element[1]!)
+        let payload = r.pointee.element[2]!.pointee
+        let bytes = UnsafeRawBufferPointer(start: payload.str, count: payload.len)
+        counters.messagesIn += 1
+        counters.bytesIn += bytes.count
+        if channel == nodesChannel {
+          driver.core.busReceived(notice: bytes, at: now)
+        } else {
+          driver.core.busReceived(data: bytes, at: now)
+          if let delay = driver.core.cluster?.lastDelay { driver.metrics.recordBusDelay(milliseconds: delay) }
+        }
+      case "subscribe":
+        subscriber.replied()
+        let channel = text(r.pointee.element[1]!)
+        if channel == nodesChannel {
+          nodesSubscribed = true
+          maybeUp()
+        } else if channel.hasPrefix("\(prefix):node:") {
+          let n = String(channel.dropFirst("\(prefix):node:".count))
+          subscribedNodes.insert(n)
+          driver.core.busSubscribed(node: n, at: now)
+        }
+      case "unsubscribe", "pong":
+        subscriber.replied()
+      default:
+        subscriber.replied()
+      }
+    default:
+      subscriber.replied()
+    }
+  }
+
+  private func text(_ r: UnsafeMutablePointer<redisReply>) -> String {
+    guard let s = r.pointee.str else { return "" }
+    return String(decoding: UnsafeRawBufferPointer(start: s, count: r.pointee.len), as: UTF8.self)
+  }
+
+  // MARK: - Up and down
+
+  private func maybeUp() {
+    guard !isUp, publisherReady, nodesSubscribed, publisher.connected, subscriber.connected else { return }
+    isUp = true
+    backoff = 100
+    driver.logger.notice(
+      "cluster bus connected",
+      metadata: ["redis": "\(url.host):\(url.port)", "node": "\(node)", "prefix": "\(prefix)"])
+    driver.core.busConnected(at: driver.now())
+    driver.performActions()
+  }
+
+  /// Something went wrong with either link: both are cut and made again after the backoff.
+  private func failed(_ why: String) {
+    let wasUp = isUp
+    isUp = false
+    nodesSubscribed = false
+    publisherReady = false
+    publisher.cut()
+    subscriber.cut()
+    publisher.reset()
+    subscriber.reset()
+    if wasUp {
+      driver.logger.warning("cluster bus lost", metadata: ["why": "\(why)", "redis": "\(url.host):\(url.port)"])
+      driver.core.busDisconnected(at: driver.now())
+      driver.performActions()
+    } else {
+      driver.logger.debug("cluster bus not reachable", metadata: ["why": "\(why)"])
+    }
+    guard let context = driver.context, !driver.finished else { return }
+    counters.reconnects += 1
+    reconnectTimer.schedule(context, afterMilliseconds: backoff)
+    backoff = min(backoff * 2, 2000)
+  }
+
+  func reconnectFired() {
+    guard !driver.finished else { return }
+    connect()
+  }
+
+  // MARK: - What the core asks
+
+  private func subscribe(_ channel: String, at now: Double) {
+    subscriber.send([Array("SUBSCRIBE".utf8), Array(channel.utf8)], at: now)
+  }
+
+  func subscribe(node: String) {
+    guard subscriber.connected else { return }
+    subscribe(dataChannel(node), at: driver.now())
+    subscriber.flush()
+  }
+
+  func unsubscribe(node: String) {
+    subscribedNodes.remove(node)
+    guard subscriber.connected else { return }
+    subscriber.send([Array("UNSUBSCRIBE".utf8), Array(dataChannel(node).utf8)], at: driver.now())
+    subscriber.flush()
+  }
+
+  func publishNotice(_ bytes: [UInt8]) {
+    guard isUp else { return }
+    publisher.send([Array("PUBLISH".utf8), Array(nodesChannel.utf8), bytes], at: driver.now())
+    publisher.flush()
+  }
+
+  /// Once a loop iteration: the core's data message, if any, published (or, with the bus down
+  /// or backed up, dropped: the records' numbers tell the other nodes what they missed).
+  func flush() {
+    guard let data = driver.core.takeBusData() else { return }
+    if isUp, publisher.send([Array("PUBLISH".utf8), Array(dataChannel(node).utf8), data], at: driver.now()) {
+      counters.messagesOut += 1
+      counters.bytesOut += data.count
+      publisher.flush()
+    } else {
+      counters.messagesDropped += 1
+    }
+  }
+
+  /// Once a second: the heartbeat, a PING on the subscribed link, and a look at the deadlines.
+  func heartbeatFired() {
+    guard let context = driver.context, !driver.finished else { return }
+    let now = driver.now()
+    if let hb = driver.core.busHeartbeat(at: now) { publishNotice(hb) }
+    if subscriber.connected {
+      subscriber.send([Array("PING".utf8)], at: now)
+      subscriber.flush()
+    }
+    driver.performActions()
+    if publisher.isStalled(at: now) || subscriber.isStalled(at: now) {
+      failed("Redis did not answer within \(Int(RedisLink.replyTimeout)) ms")
+    }
+    heartbeatTimer.schedule(context, afterMilliseconds: 1000)
+  }
+
+  /// A clean shutdown: what is left, then goodbye.
+  func goodbye() {
+    flush()
+    if let bye = driver.core.busGoodbye { publishNotice(bye) }
+  }
+}
+
+/// What the bus driver counts for `/metrics` (the core counts the records).
+struct BusCounters {
+  var messagesIn = 0
+  var bytesIn = 0
+  var messagesOut = 0
+  var bytesOut = 0
+  /// Data messages not published: the bus was down or backed up.
+  var messagesDropped = 0
+  var reconnects = 0
+}
+
+func redisReconnectFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  Unmanaged<RedisBus>.fromOpaque(owner).takeUnretainedValue().reconnectFired()
+}
+
+func redisHeartbeatFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  Unmanaged<RedisBus>.fromOpaque(owner).takeUnretainedValue().heartbeatFired()
+}
+
+/// The lws protocol of the two Redis connections (raw client sockets).
+func redisCallback(
+  _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+  _ input: UnsafeMutableRawPointer?, _ len: Int
+) -> Int32 {
+  guard let wsi, let user else { return 0 }
+  let bus = Unmanaged<RedisBus>.fromOpaque(user).takeUnretainedValue()
+  switch reason {
+  case LWS_CALLBACK_RAW_CONNECTED:
+    bus.connected(wsi)
+  case LWS_CALLBACK_RAW_RX:
+    bus.received(wsi, UnsafeRawBufferPointer(start: input, count: len))
+  case LWS_CALLBACK_RAW_WRITEABLE:
+    bus.writable(wsi)
+  case LWS_CALLBACK_RAW_CLOSE:
+    bus.closed(wsi, error: nil)
+  case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+    let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
+    bus.closed(wsi, error: why)
+  default:
+    break
+  }
+  return 0
+}

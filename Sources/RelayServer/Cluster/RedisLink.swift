@@ -1,0 +1,158 @@
+import CHiredis
+import CLibWebSockets
+
+/// One connection to Redis, on the service thread's event loop (both `--event-loop`s): an lws
+/// raw client socket, so lws polls it, buffers what a send leaves over and reports its end
+/// like any other connection. Replies are read by hiredis' RESP reader. Every command sent
+/// owes a reply by a deadline (`replyTimeout`); a link that misses one is cut and the bus
+/// reconnects. What waits to be sent is bounded (`maxPending`).
+final class RedisLink {
+  enum Role: String {
+    case publisher, subscriber
+  }
+
+  let role: Role
+  /// How long a reply may take (ms): Redis answers in well under a millisecond when well.
+  static let replyTimeout = 2000.0
+  /// Bytes waiting for the socket, beyond which a publish is refused (and counted).
+  static let maxPending = 8 << 20
+
+  private(set) var wsi: OpaquePointer?
+  private(set) var connected = false
+  /// When it was asked to connect (ms), until it is connected.
+  private(set) var connectingSince: Double?
+  private var reader: UnsafeMutablePointer<redisReader>?
+  /// `LWS_PRE` spare bytes, then what waits to be written.
+  private var pending: [UInt8]
+  private let headroom = Int(tr_lws_pre())
+  /// Deadlines of the replies owed, oldest first (`owedHead` is the oldest's index).
+  private var owed: [Double] = []
+  private var owedHead = 0
+  /// C strings lws reads while it connects.
+  private var addressC: UnsafeMutablePointer<CChar>?
+  private var protocolC: UnsafeMutablePointer<CChar>?
+  private var methodC: UnsafeMutablePointer<CChar>?
+
+  init(role: Role) {
+    self.role = role
+    pending = [UInt8](repeating: 0, count: Int(tr_lws_pre()))
+  }
+
+  deinit {
+    if let reader { redisReaderFree(reader) }
+    free(addressC)
+    free(protocolC)
+    free(methodC)
+  }
+
+  var pendingBytes: Int { pending.count - headroom }
+  var repliesOwed: Int { owed.count - owedHead }
+
+  /// Starts connecting to `host:port` (a numeric address); `owner` comes back in the callbacks.
+  func connect(context: OpaquePointer, host: String, port: Int, owner: UnsafeMutableRawPointer, at now: Double) -> Bool
+  {
+    reset()
+    free(addressC)
+    addressC = strdup(host)
+    if protocolC == nil { protocolC = strdup(RedisLink.protocolName) }
+    if methodC == nil { methodC = strdup("RAW") }
+    var info = lws_client_connect_info()
+    info.context = context
+    info.address = UnsafePointer(addressC)
+    info.port = Int32(port)
+    info.host = UnsafePointer(addressC)
+    info.origin = UnsafePointer(addressC)
+    info.method = UnsafePointer(methodC)
+    info.protocol = UnsafePointer(protocolC)
+    info.local_protocol_name = UnsafePointer(protocolC)
+    info.userdata = owner
+    connectingSince = now
+    wsi = lws_client_connect_via_info(&info)
+    return wsi != nil
+  }
+
+  /// Forgets the connection's state (after it closed, or before a new one).
+  func reset() {
+    connected = false
+    connectingSince = nil
+    wsi = nil
+    pending.removeSubrange(headroom...)
+    owed.removeAll(keepingCapacity: true)
+    owedHead = 0
+    if let reader { redisReaderFree(reader) }
+    reader = redisReaderCreate()
+  }
+
+  func didConnect() {
+    connected = true
+    connectingSince = nil
+  }
+
+  /// Cuts the connection; its `RAW_CLOSE` follows.
+  func cut() {
+    guard let wsi else { return }
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+  }
+
+  /// Queues a command owing one reply per `replies`; false (nothing queued) when the link is
+  /// down or too much waits already.
+  @discardableResult
+  func send(_ args: [[UInt8]], replies: Int = 1, at now: Double) -> Bool {
+    guard wsi != nil, pendingBytes < Self.maxPending else { return false }
+    RESPCommand.append(args, to: &pending)
+    for _ in 0..<replies { owed.append(now + Self.replyTimeout) }
+    return true
+  }
+
+  /// Hands what waits to lws (as `LWS_WRITE_HTTP`, which is what lws' `LWS_WRITE_RAW` macro
+  /// names: the bytes go out as they are), unless lws still holds part of an earlier send (then once the
+  /// socket is writable: `writable()`).
+  func flush() {
+    guard connected, let wsi, pendingBytes > 0 else { return }
+    if lws_partial_buffered(wsi) != 0 {
+      lws_callback_on_writable(wsi)
+      return
+    }
+    let count = pendingBytes
+    let ok = pending.withUnsafeMutableBytes { raw in
+      lws_write(wsi, raw.baseAddress!.advanced(by: headroom).assumingMemoryBound(to: UInt8.self), count, LWS_WRITE_HTTP)
+        >= 0
+    }
+    pending.removeSubrange(headroom...)
+    if !ok { cut() }
+  }
+
+  /// Bytes read: every complete reply goes to `body`; false if they are not RESP.
+  func received(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeMutablePointer<redisReply>) -> Void) -> Bool {
+    guard let reader, let base = bytes.baseAddress else { return true }
+    guard redisReaderFeed(reader, base.assumingMemoryBound(to: CChar.self), bytes.count) == REDIS_OK else {
+      return false
+    }
+    while true {
+      var reply: UnsafeMutableRawPointer?
+      guard redisReaderGetReply(reader, &reply) == REDIS_OK else { return false }
+      guard let reply else { return true }
+      let r = reply.assumingMemoryBound(to: redisReply.self)
+      body(r)
+      freeReplyObject(reply)
+    }
+  }
+
+  /// A reply that answers a command came.
+  func replied() {
+    guard owedHead < owed.count else { return }
+    owedHead += 1
+    if owedHead == owed.count {
+      owed.removeAll(keepingCapacity: true)
+      owedHead = 0
+    }
+  }
+
+  /// A reply is overdue, or the connection is taking too long: the link is not well.
+  func isStalled(at now: Double) -> Bool {
+    if let since = connectingSince, now - since > Self.replyTimeout { return true }
+    return owedHead < owed.count && owed[owedHead] < now
+  }
+
+  static let protocolName = "touchrelay-redis"
+}
