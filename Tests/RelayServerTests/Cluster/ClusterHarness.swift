@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+import TouchProtocol
+import TouchRelayClient
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real `redis-server` on a free loopback port, persistence off, owned by one test.
+final class TestRedis: @unchecked Sendable {
+  let port: Int
+  private var process: Process?
+
+  init() throws {
+    port = try freeLoopbackPort()
+    try start()
+  }
+
+  var url: String { "redis://127.0.0.1:\(port)" }
+
+  func start() throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
+    p.arguments = [
+      "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
+    ]
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    process = p
+    // Ready once it answers.
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      if (try? cli(["PING"])) == "PONG" { return }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    throw TestRedisError.notReady
+  }
+
+  /// SIGKILL: the Redis dies without a word.
+  func kill() {
+    guard let p = process else { return }
+    Glibc.kill(p.processIdentifier, SIGKILL)
+    p.waitUntilExit()
+    process = nil
+  }
+
+  func pause() { process.map { _ = Glibc.kill($0.processIdentifier, SIGSTOP) } }
+  func resume() { process.map { _ = Glibc.kill($0.processIdentifier, SIGCONT) } }
+
+  /// Runs `redis-cli` against it and returns its output, trimmed.
+  @discardableResult
+  func cli(_ args: [String]) throws -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+    p.arguments = ["-h", "127.0.0.1", "-p", "\(port)"] + args
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  deinit {
+    if let p = process {
+      Glibc.kill(p.processIdentifier, SIGCONT)
+      Glibc.kill(p.processIdentifier, SIGKILL)
+      p.waitUntilExit()
+    }
+  }
+}
+
+enum TestRedisError: Error {
+  case notReady
+}
+
+/// A port nothing listens on now (the kernel's choice for port 0).
+func freeLoopbackPort() throws -> Int {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  defer { close(fd) }
+  var addr = sockaddr_in()
+  addr.sin_family = sa_family_t(AF_INET)
+  addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+  addr.sin_port = 0
+  var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+  let bound = withUnsafeMutablePointer(to: &addr) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+  }
+  guard bound else { throw TestRedisError.notReady }
+  return Int(UInt16(bigEndian: addr.sin_port))
+}
+
+/// One `touch-relay` process, a node of a cluster.
+final class TestNode: @unchecked Sendable {
+  let name: String
+  let port: Int
+  let process: Process
+  private let output: Pipe
+
+  init(_ name: String, redis: TestRedis, extra: [String] = []) throws {
+    self.name = name
+    let (p, port, out) = try ShutdownTests.launch(
+      ["--redis", redis.url, "--node-id", name, "--redis-prefix", "test"] + extra)
+    process = p
+    self.port = port
+    output = out
+  }
+
+  func url(_ path: String) -> String { "ws://127.0.0.1:\(port)\(path)" }
+
+  func health() async throws -> JSONValue {
+    try JSONValue.parse(try await HTTPClient.get("http://127.0.0.1:\(port)/healthz").text)
+  }
+
+  func metrics() async throws -> String {
+    try await HTTPClient.get("http://127.0.0.1:\(port)/metrics").text
+  }
+
+  /// The nodes this one has heard, and whether its bus is up.
+  func clusterView() async throws -> (up: Bool, nodes: Set<String>) {
+    let cluster = try await health()["cluster"]
+    let nodes = cluster?["nodes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    return (cluster?["bus"]?.stringValue == "up", Set(nodes))
+  }
+
+  func source(
+    _ session: String, hello: String = #"{"type":"hello","device":{"name":"Phone","width":400,"height":800}}"#
+  ) async throws -> (WebSocketConnection, String) {
+    let ws = try await WebSocketConnection.connect(url("/v1/source/\(session)"))
+    try await ws.send(text: hello)
+    let welcome = try await ws.nextJSON(type: "welcome")
+    return (ws, try #require(welcome["source"]?.stringValue))
+  }
+
+  func observer(_ session: String, query: String = "") async throws -> (WebSocketConnection, JSONValue) {
+    let ws = try await WebSocketConnection.connect(url("/v1/observe/\(session)\(query.isEmpty ? "" : "?" + query)"))
+    return (ws, try await ws.nextJSON(type: "welcome"))
+  }
+
+  func signal(_ s: Int32) { Glibc.kill(process.processIdentifier, s) }
+
+  func kill() {
+    signal(SIGKILL)
+    process.waitUntilExit()
+  }
+
+  deinit {
+    if process.isRunning {
+      Glibc.kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+}
+
+/// Nodes on one Redis, each having heard all the others.
+func startCluster(_ names: [String], redis: TestRedis) async throws -> [TestNode] {
+  let nodes = try names.map { try TestNode($0, redis: redis) }
+  try await waitUntilMeshed(nodes)
+  return nodes
+}
+
+/// Waits until every node's bus is up and it has heard every other node (and has asked them
+/// for their sources).
+func waitUntilMeshed(_ nodes: [TestNode], timeout: Duration = TestTime.seconds(10)) async throws {
+  let deadline = ContinuousClock.now + timeout
+  while ContinuousClock.now < deadline {
+    var meshed = true
+    for n in nodes {
+      let view = try await n.clusterView()
+      let others = Set(nodes.map(\.name)).subtracting([n.name])
+      if !view.up || !others.isSubset(of: view.nodes) { meshed = false }
+    }
+    if meshed {
+      // Subscriptions follow the first heartbeat by a round trip.
+      try await Task.sleep(for: .milliseconds(300))
+      return
+    }
+    try await Task.sleep(for: .milliseconds(100))
+  }
+  Issue.record("the nodes did not hear each other within \(timeout)")
+}
+
+extension WebSocketConnection {
+  /// Every text message as JSON, for `window`.
+  func jsonFor(_ window: Duration) async throws -> [JSONValue] {
+    try await receiveAll(for: window).compactMap { $0.text }.map { try JSONValue.parse($0) }
+  }
+
+  /// Messages (as JSON) until one satisfies `done` or `timeout` passes; all of them, in order.
+  func collect(until done: (JSONValue) -> Bool, timeout: Duration = TestTime.seconds(10)) async throws -> [JSONValue] {
+    var out: [JSONValue] = []
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      let left = deadline - ContinuousClock.now
+      guard case .text(let text) = try await next(timeout: left) else { continue }
+      let v = try JSONValue.parse(text)
+      out.append(v)
+      if done(v) { return out }
+    }
+    return out
+  }
+}
+
+extension JSONValue {
+  var type: String? { self["type"]?.stringValue }
+}

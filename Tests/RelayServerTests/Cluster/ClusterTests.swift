@@ -1,0 +1,282 @@
+import Foundation
+import Testing
+import TouchProtocol
+import TouchRelayClient
+
+/// Several `touch-relay` processes on a real `redis-server` act as one relay
+/// (protocol/README.md, "Cluster"). Serialized: each test runs its own Redis and two or three
+/// nodes, and the machine has two cores.
+@Suite(.serialized) struct ClusterTests {
+  static let hello = #"{"type":"hello","device":{"name":"Phone","width":400,"height":800}}"#
+  static let flatcube =
+    #"{"type":"hello","device":{"name":"Phone","width":400,"height":800},"scene":"flatcube"}"#
+
+  /// Taps: began and ended 80 ms apart, 400 ms between taps (seq 2k-1 and 2k).
+  static func tapFrames(_ count: Int, from first: Int = 1, t0: Double = 1000) -> [String] {
+    (0..<count).flatMap { i -> [String] in
+      let seq = first + 2 * i
+      let t = t0 + Double(i) * 400
+      return [
+        frameText(seq, t: t, [(1, "began", 100, 100)]), frameText(seq + 1, t: t + 80, [(1, "ended", 100, 100)]),
+      ]
+    }
+  }
+
+  @Test func aSourceOnOneNodeReachesObserversOnEveryNodeInOrderWithFilters() async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+    let (rawA, _) = try await a.observer("s", query: "raw=1")
+    let (rawB, _) = try await b.observer("s", query: "raw=1")
+    let (tapsC, _) = try await c.observer("s", query: "gestures=tap")
+    let (otherB, _) = try await b.observer("s", query: "source=nobody&raw=1")
+    let (phone, id) = try await a.source("s", hello: Self.hello)
+    #expect(id.hasPrefix("A."), "source ids carry their node: \(id)")
+    let frames = Self.tapFrames(10)
+    for f in frames { try await phone.send(text: f) }
+    let onA = try await rawA.collect { $0.type == "touches" && $0["seq"]?.intValue == 20 }
+    let onB = try await rawB.collect { $0.type == "touches" && $0["seq"]?.intValue == 20 }
+    // Same messages, byte for byte as JSON values, in the same order.
+    let touchesA = onA.filter { $0.type == "touches" }
+    let touchesB = onB.filter { $0.type == "touches" }
+    #expect(touchesA.map { $0["seq"]?.intValue } == Array(1...20).map { Optional($0) })
+    #expect(touchesB == touchesA, "raw touches on B are A's, with the same seq, t and rt")
+    #expect(onB.first?.type == "source" && onB.first?["event"]?.stringValue == "joined")
+    // Taps only, from C: 10 of them (the last after the double-tap wait), nothing else.
+    var taps: [JSONValue] = []
+    let deadline = ContinuousClock.now + TestTime.seconds(10)
+    while taps.count < 10, ContinuousClock.now < deadline {
+      let got = try await tapsC.jsonFor(.milliseconds(200))
+      #expect(got.allSatisfy { $0.type == "gesture" || $0.type == "source" }, "\(got)")
+      taps += got.filter { $0.type == "gesture" }
+    }
+    #expect(taps.count == 10)
+    #expect(taps.allSatisfy { $0["gesture"]?.stringValue == "tap" && $0["source"]?.stringValue == id })
+    let other = try await otherB.jsonFor(.milliseconds(300))
+    #expect(other.isEmpty, "a source filter applies to other nodes' sources: \(other)")
+    for ws in [rawA, rawB, tapsC, otherB, phone] { await ws.close() }
+  }
+
+  @Test func aLateObserverGetsTheWholeSessionInItsWelcome() async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    let (p1, id1) = try await nodes[0].source("late", hello: Self.flatcube)
+    let (p2, id2) = try await nodes[2].source("late", hello: Self.hello)
+    try await Task.sleep(for: .milliseconds(300))
+    let (obs, welcome) = try await nodes[1].observer("late")
+    let ids = welcome["sources"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+    #expect(Set(ids) == [id1, id2], "\(welcome)")
+    let device = welcome["sources"]?.arrayValue?.first { $0["id"]?.stringValue == id1 }?["device"]
+    #expect(device?["name"]?.stringValue == "Phone")
+    let scenes = welcome["scenes"]?.arrayValue ?? []
+    #expect(scenes.count == 1 && scenes.first?["source"]?.stringValue == id1, "\(welcome)")
+    #expect(scenes.first?["state"]?["scene"]?.stringValue == "flatcube")
+    #expect(welcome["cluster"]?["node"]?.stringValue == "B")
+    #expect(welcome["cluster"]?["bus"]?.stringValue == "up")
+    for ws in [obs, p1, p2] { await ws.close() }
+  }
+
+  @Test func aControlOnOneNodeChangesTheSceneOfASourceOnAnother() async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    let (phone, id) = try await nodes[0].source("ctl", hello: Self.flatcube)
+    let (watchA, _) = try await nodes[0].observer("ctl")
+    try await Task.sleep(for: .milliseconds(200))
+    let (remote, welcome) = try await nodes[2].observer("ctl")
+    #expect(welcome["scenes"]?.arrayValue?.first?["state"]?["recognizeAny"]?.boolValue == false)
+    try await remote.send(text: #"{"type":"control","source":"\#(id)","recognizeAny":true}"#)
+    for ws in [watchA, remote] {
+      let scene = try await ws.nextJSON(type: "scene", timeout: TestTime.seconds(5))
+      #expect(scene["source"]?.stringValue == id)
+      #expect(scene["state"]?["recognizeAny"]?.boolValue == true, "\(scene)")
+    }
+    // A control the source's node refuses is answered to the observer that sent it.
+    try await remote.send(text: #"{"type":"control","source":"\#(id)","recognizeAny":"yes"}"#)
+    let error = try await remote.nextJSON(type: "error", timeout: TestTime.seconds(5))
+    #expect(error["code"]?.stringValue != nil, "\(error)")
+    for ws in [phone, watchA, remote] { await ws.close() }
+  }
+
+  @Test func aSourceDroppedOnOneNodeResumesOnAnother() async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    let (obsA, _) = try await nodes[0].observer("res")
+    let (obsC, _) = try await nodes[2].observer("res")
+    let (phone, id) = try await nodes[0].source("res", hello: Self.hello)
+    try await phone.send(text: frameText(1, t: 1000, [(1, "began", 10, 10)]))
+    try await Task.sleep(for: .milliseconds(200))
+    try await phone.drop()
+    try await Task.sleep(for: .milliseconds(300))
+    let again = try await WebSocketConnection.connect(nodes[1].url("/v1/source/res"))
+    try await again.send(
+      text: #"{"type":"hello","device":{"name":"Phone","width":400,"height":800},"resume":"\#(id)"}"#)
+    let welcome = try await again.nextJSON(type: "welcome")
+    #expect(welcome["source"]?.stringValue == id)
+    #expect(welcome["resumed"]?.boolValue == true)
+    for obs in [obsA, obsC] {
+      let seen = try await obs.collect { $0.type == "source" && $0["event"]?.stringValue == "rejoined" }
+      #expect(seen.last?["event"]?.stringValue == "rejoined", "\(seen)")
+      #expect(!seen.contains { $0["event"]?.stringValue == "left" })
+    }
+    // Frames from its new node reach the old node's observers; no `left` comes later.
+    try await again.send(text: frameText(2, t: 1100, [(1, "began", 10, 10)]))
+    try await again.send(text: frameText(3, t: 1180, [(1, "ended", 10, 10)]))
+    let later = try await obsA.jsonFor(TestTime.seconds(1))
+    #expect(!later.contains { $0["event"]?.stringValue == "left" }, "\(later)")
+    for ws in [obsA, obsC, again] { await ws.close() }
+  }
+
+  /// SIGKILL of the node holding a source: within 5 s the other nodes' observers get
+  /// `cancelled` for its active gestures, then `left` once the resume window has passed.
+  @Test func aNodeKilledWithoutAWordCancelsItsGesturesAndItsSourcesLeave() async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B"], redis: redis)
+    let (obs, _) = try await nodes[1].observer("kill")
+    let (phone, id) = try await nodes[0].source("kill", hello: Self.hello)
+    // A pan under way: began, moved far.
+    try await phone.send(text: frameText(1, t: 1000, [(1, "began", 100, 100)]))
+    for k in 1...6 {
+      try await phone.send(text: frameText(1 + k, t: 1000 + Double(k) * 16, [(1, "moved", 100 + Double(k) * 20, 100)]))
+    }
+    let began = try await obs.collect { $0["gesture"]?.stringValue == "pan" && $0["state"]?.stringValue == "began" }
+    #expect(began.last?["state"]?.stringValue == "began", "\(began)")
+    let killedAt = ContinuousClock.now
+    nodes[0].kill()
+    let cancelled = try await obs.collect(
+      until: { $0["gesture"]?.stringValue == "pan" && $0["state"]?.stringValue == "cancelled" },
+      timeout: .seconds(6))
+    #expect(cancelled.last?["state"]?.stringValue == "cancelled", "\(cancelled)")
+    #expect(ContinuousClock.now - killedAt < .seconds(5), "cancelled within 5 s")
+    #expect(cancelled.last?["source"]?.stringValue == id)
+    let left = try await obs.collect(until: { $0["event"]?.stringValue == "left" }, timeout: .seconds(14))
+    #expect(left.last?["event"]?.stringValue == "left" && left.last?["source"]?.stringValue == id, "\(left)")
+    await obs.close()
+  }
+
+  @Test func aSourceOfAKilledNodeResumesElsewhere() async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    let (obs, _) = try await nodes[1].observer("kill2")
+    let (phone, id) = try await nodes[0].source("kill2", hello: Self.hello)
+    try await phone.send(text: frameText(1, t: 1000, [(1, "began", 100, 100)]))
+    try await Task.sleep(for: .milliseconds(200))
+    nodes[0].kill()
+    // Resumed on C before B can know A died.
+    let again = try await WebSocketConnection.connect(nodes[2].url("/v1/source/kill2"))
+    try await again.send(
+      text: #"{"type":"hello","device":{"name":"Phone","width":400,"height":800},"resume":"\#(id)"}"#)
+    let welcome = try await again.nextJSON(type: "welcome")
+    #expect(welcome["source"]?.stringValue == id && welcome["resumed"]?.boolValue == true, "\(welcome)")
+    let seen = try await obs.collect { $0["event"]?.stringValue == "rejoined" }
+    #expect(seen.last?["event"]?.stringValue == "rejoined", "\(seen)")
+    // A's death is noticed later; the source lives on at C, so no `left`.
+    let after = try await obs.jsonFor(.seconds(5))
+    #expect(!after.contains { $0["event"]?.stringValue == "left" }, "\(after)")
+    try await again.send(text: frameText(2, t: 1500, [(1, "began", 10, 10)]))
+    let touches = try await obs.collect { $0.type == "gesture" || $0.type == "touches" || $0.type == "source" }
+    #expect(!touches.isEmpty)
+    for ws in [obs, again] { await ws.close() }
+  }
+
+  /// Redis dies and comes back mid-stream: local observers never notice; remote ones get
+  /// `dropped` before anything that followed the gap, and delivered + dropped ≥ sent.
+  @Test(arguments: ["restart", "pause"])
+  func redisLostMidStreamIsAGapReportedNeverSilent(_ how: String) async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B"], redis: redis)
+    let (local, _) = try await nodes[0].observer("gap", query: "raw=1")
+    let (remote, _) = try await nodes[1].observer("gap", query: "raw=1")
+    let (phone, _) = try await nodes[0].source("gap", hello: Self.hello)
+    let total = 400
+    let sender = Task {
+      for seq in 1...total {
+        let phase = seq == 1 ? "began" : (seq == total ? "ended" : "moved")
+        try await phone.send(text: frameText(seq, t: Double(seq) * 10, [(1, phase, Double(seq % 300), 50)]))
+        if seq == 100 {
+          if how == "restart" {
+            redis.kill()
+            try await Task.sleep(for: .seconds(1))
+            try redis.start()
+          } else {
+            redis.pause()
+            try await Task.sleep(for: .seconds(3))
+            redis.resume()
+          }
+        }
+        try await Task.sleep(for: .milliseconds(10))
+      }
+    }
+    let onLocal = try await local.collect(until: { $0["seq"]?.intValue == total }, timeout: .seconds(30))
+    let onRemote = try await remote.collect(until: { $0["seq"]?.intValue == total }, timeout: .seconds(30))
+    try await sender.value
+    let localSeqs = onLocal.filter { $0.type == "touches" }.compactMap { $0["seq"]?.intValue }
+    #expect(localSeqs == Array(1...total), "local observers are not touched by the bus")
+    #expect(!onLocal.contains { $0.type == "dropped" })
+    var delivered = 0
+    var dropped = 0
+    var expected = 1
+    var toldSinceLast = false
+    for m in onRemote {
+      if m.type == "dropped" {
+        dropped += m["count"]?.intValue ?? 0
+        toldSinceLast = true
+      } else if m.type == "touches", let seq = m["seq"]?.intValue {
+        #expect(seq >= expected, "out of order: \(seq) after \(expected - 1)")
+        if seq > expected {
+          #expect(toldSinceLast, "seq \(seq) after a gap from \(expected) came before its dropped")
+        }
+        toldSinceLast = false
+        delivered += 1
+        expected = seq + 1
+      }
+    }
+    #expect(delivered + dropped >= total, "delivered \(delivered) + dropped \(dropped) < sent \(total)")
+    #expect(delivered < total, "the outage lost something (else the test shows nothing)")
+    #expect(dropped > 0)
+    let metrics = try await nodes[1].metrics()
+    #expect((metricValue(metrics, "touchrelay_bus_gaps_total") ?? 0) >= 1, "\(metrics)")
+    #expect((metricValue(metrics, "touchrelay_bus_reconnects_total") ?? 0) >= 1)
+    for ws in [local, remote, phone] { await ws.close() }
+  }
+
+  @Test func garbageOnTheBusIsCountedAndIgnored() async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B"], redis: redis)
+    let (obs, _) = try await nodes[1].observer("junk", query: "raw=1")
+    for junk in ["hello", "TRB1", "TRN1H", String(repeating: "\u{1}", count: 300), "TRB1\u{1}A"] {
+      try redis.cli(["PUBLISH", "test:node:A", junk])
+      try redis.cli(["PUBLISH", "test:nodes", junk])
+    }
+    let (phone, _) = try await nodes[0].source("junk", hello: Self.hello)
+    for f in Self.tapFrames(2) { try await phone.send(text: f) }
+    let got = try await obs.collect { $0["seq"]?.intValue == 4 }
+    #expect(got.filter { $0.type == "touches" }.count == 4)
+    let metrics = try await nodes[1].metrics()
+    let malformed = metrics.split(separator: "\n").filter { $0.hasPrefix("touchrelay_bus_malformed_total") }
+      .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+    #expect(malformed >= 10, "\(metrics)")
+    let viewA = try await nodes[0].clusterView()
+    let viewB = try await nodes[1].clusterView()
+    #expect(viewA.up && viewB.up)
+    for ws in [obs, phone] { await ws.close() }
+  }
+
+  @Test func aCleanlyStoppedNodesSourcesLeaveAndTheOthersGoOn() async throws {
+    let redis = try TestRedis()
+    let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    let (obs, _) = try await nodes[1].observer("term", query: "raw=1")
+    let (pa, idA) = try await nodes[0].source("term", hello: Self.hello)
+    let (pc, idC) = try await nodes[2].source("term", hello: Self.hello)
+    _ = try await obs.collect { $0["event"]?.stringValue == "joined" && $0["source"]?.stringValue == idC }
+    nodes[0].signal(SIGTERM)
+    let left = try await obs.collect { $0["event"]?.stringValue == "left" }
+    #expect(left.last?["source"]?.stringValue == idA, "\(left)")
+    #expect(try await ShutdownTests.exited(nodes[0].process))
+    for f in Self.tapFrames(1) { try await pc.send(text: f) }
+    let more = try await obs.collect { $0.type == "touches" && $0["seq"]?.intValue == 2 }
+    #expect(more.filter { $0.type == "touches" }.count == 2)
+    let view = try await nodes[1].clusterView()
+    #expect(view.up && !view.nodes.contains("A"), "the goodbye takes A off the list: \(view)")
+    for ws in [obs, pa, pc] { await ws.close() }
+  }
+}
