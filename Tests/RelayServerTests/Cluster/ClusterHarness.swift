@@ -102,8 +102,10 @@ final class TestNode: @unchecked Sendable {
 
   init(_ name: String, redis: TestRedis, extra: [String] = []) throws {
     self.name = name
+    // The server suite's event loop (TOUCH_RELAY_TEST_EVENT_LOOP) for the nodes too.
+    let loop = ProcessInfo.processInfo.environment["TOUCH_RELAY_TEST_EVENT_LOOP"].map { ["--event-loop", $0] } ?? []
     let (p, port, out) = try ShutdownTests.launch(
-      ["--redis", redis.url, "--node-id", name, "--redis-prefix", "test"] + extra)
+      ["--redis", redis.url, "--node-id", name, "--redis-prefix", "test"] + loop + extra)
     process = p
     self.port = port
     output = out

@@ -144,11 +144,11 @@ import TouchRelayClient
     nodes[0].kill()
     let cancelled = try await obs.collect(
       until: { $0["gesture"]?.stringValue == "pan" && $0["state"]?.stringValue == "cancelled" },
-      timeout: .seconds(6))
+      timeout: TestTime.seconds(6))
     #expect(cancelled.last?["state"]?.stringValue == "cancelled", "\(cancelled)")
-    #expect(ContinuousClock.now - killedAt < .seconds(5), "cancelled within 5 s")
+    #expect(ContinuousClock.now - killedAt < TestTime.seconds(5), "cancelled within 5 s")
     #expect(cancelled.last?["source"]?.stringValue == id)
-    let left = try await obs.collect(until: { $0["event"]?.stringValue == "left" }, timeout: .seconds(14))
+    let left = try await obs.collect(until: { $0["event"]?.stringValue == "left" }, timeout: TestTime.seconds(14))
     #expect(left.last?["event"]?.stringValue == "left" && left.last?["source"]?.stringValue == id, "\(left)")
     await obs.close()
   }
