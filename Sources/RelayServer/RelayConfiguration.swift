@@ -133,6 +133,14 @@ public struct RelayConfiguration: Sendable {
   /// Checks every setting against the range `RelayOption.all` allows, and the settings that
   /// depend on each other; throws `InvalidValue` naming the first one wrong.
   public func validate() throws {
+    if let url = redisURL {
+      // Says why, where the option's range only says what.
+      do {
+        _ = try RedisURL(url)
+      } catch {
+        throw InvalidValue("redis: \(error)")
+      }
+    }
     for option in RelayOption.all {
       if let problem = option.problem(in: self) { throw InvalidValue(problem) }
     }
@@ -141,19 +149,6 @@ public struct RelayConfiguration: Sendable {
     }
     guard (tlsCertificate == nil) == (tlsKey == nil) else {
       throw InvalidValue("TLS needs both a certificate (cert) and a key (key)")
-    }
-    if let url = redisURL {
-      do {
-        _ = try RedisURL(url)
-      } catch {
-        throw InvalidValue("redis: \(error)")
-      }
-    }
-    if let prefix = redisPrefix, !ClusterName.isValid(prefix) {
-      throw InvalidValue("redis prefix must be 1 to 64 of A-Z a-z 0-9 . _ - (it is '\(prefix)')")
-    }
-    if let node = nodeID, !ClusterName.isValid(node) {
-      throw InvalidValue("node id must be 1 to 64 of A-Z a-z 0-9 . _ - (it is '\(node)')")
     }
   }
 }

@@ -190,14 +190,15 @@ public struct RelayOption: Sendable {
       valueName: "url", unset: "the page's Host"),
     text(
       "redis", \.redisURL,
-      "Make this process a node of a cluster sharing sessions through this Redis (redis://[:PASSWORD@]HOST:PORT)",
-      valueName: "url", unset: "none: one process"),
+      "Make this process a node of a cluster sharing sessions through this Redis (docs/deployment.md)",
+      valueName: "url", unset: "none: one process", allowed: "redis://[:PASSWORD@]HOST[:PORT]",
+      isValid: { (try? RedisURL($0)) != nil }),
     text(
       "redis-prefix", \.redisPrefix, "Prefix of every Redis channel, so clusters sharing one Redis stay apart",
-      valueName: "name", unset: "touchrelay"),
+      valueName: "name", unset: "touchrelay", allowed: "1 to 64 of A-Z a-z 0-9 . _ -", isValid: ClusterName.isValid),
     text(
       "node-id", \.nodeID, "This node's name in a cluster: in source ids, logs, metrics and /healthz",
-      valueName: "name", unset: "HOSTNAME-PID"),
+      valueName: "name", unset: "HOSTNAME-PID", allowed: "1 to 64 of A-Z a-z 0-9 . _ -", isValid: ClusterName.isValid),
   ]
 
   // MARK: Kinds of option
@@ -262,6 +263,21 @@ public struct RelayOption: Sendable {
         return true
       },
       check: { !nonEmpty || $0[keyPath: path]?.isEmpty != true })
+  }
+
+  /// Text that must pass `isValid`, described by `allowed`.
+  private static func text(
+    _ flag: String, _ path: WritableKeyPath<RelayConfiguration, String?> & Sendable, _ help: String,
+    valueName: String, unset: String, allowed: String, isValid: @escaping @Sendable (String) -> Bool
+  ) -> RelayOption {
+    RelayOption(
+      flag: flag, valueName: valueName, allowed: allowed, help: help, unsetText: unset,
+      read: { $0[keyPath: path] },
+      parse: { c, s in
+        c[keyPath: path] = s
+        return true
+      },
+      check: { $0[keyPath: path].map(isValid) ?? true })
   }
 
   private static func choice<V: RawRepresentable<String> & CaseIterable & Sendable>(
