@@ -132,7 +132,7 @@ final class LoadRun: Sendable {
       }.get()
       let began = nowNanos()
       let connection = try await WebSocketConnection.connect(
-        plan.observerURL(session: session), configuration: wsConfiguration, group: loop
+        plan.observerURL(session: session, index: i), configuration: wsConfiguration, group: loop
       ) { event in state.value.handle(event) }
       recordConnect(began)
       observers.withLock { $0.append((connection, state)) }
@@ -173,7 +173,7 @@ final class LoadRun: Sendable {
       }.get()
       let began = nowNanos()
       let connection = try await WebSocketConnection.connect(
-        plan.sourceURL(session: i % plan.sessions), configuration: wsConfiguration, group: loop
+        plan.sourceURL(session: i % plan.sessions, index: i), configuration: wsConfiguration, group: loop
       ) { event in events.value.handle(event) }
       opened = connection
       recordConnect(began)

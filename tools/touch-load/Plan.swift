@@ -16,6 +16,10 @@ enum TraceSource: Sendable {
 /// A run, fully resolved from the command line.
 struct Plan: Sendable {
   var baseURL: String
+  /// Cluster nodes: sources are spread over `sourceBases`, observers over `observerBases`
+  /// (round robin); each is `[baseURL]` unless given.
+  var sourceBases: [String] = []
+  var observerBases: [String] = []
   var sources: Int
   var rate: Double
   var duration: Double
@@ -45,13 +49,19 @@ struct Plan: Sendable {
 
   func session(_ i: Int) -> String { "\(sessionPrefix)-\(i)" }
 
-  func sourceURL(session: Int) -> String { "\(baseURL)/v1/source/\(self.session(session))" }
+  /// Source `index`'s URL (it streams to session `index % sessions`).
+  func sourceURL(session: Int, index: Int = 0) -> String {
+    let base = sourceBases.isEmpty ? baseURL : sourceBases[index % sourceBases.count]
+    return "\(base)/v1/source/\(self.session(session))"
+  }
 
-  func observerURL(session: Int) -> String {
+  /// Observer `index`'s URL (it watches session `index % sessions`).
+  func observerURL(session: Int, index: Int = 0) -> String {
     var query: [String] = []
     if raw { query.append("raw=1") }
     if let observerQuery, !observerQuery.isEmpty { query.append(observerQuery) }
     let q = query.isEmpty ? "" : "?" + query.joined(separator: "&")
-    return "\(baseURL)/v1/observe/\(self.session(session))\(q)"
+    let base = observerBases.isEmpty ? baseURL : observerBases[index % observerBases.count]
+    return "\(base)/v1/observe/\(self.session(session))\(q)"
   }
 }

@@ -52,6 +52,18 @@ struct TouchLoad: AsyncParsableCommand {
   )
   var url = "ws://127.0.0.1:8080"
 
+  @Option(
+    name: .customLong("source-url"),
+    help:
+      "A cluster node's base URL for sources (repeat the flag: sources are spread over them in turn); default --url.")
+  var sourceURLs: [String] = []
+
+  @Option(
+    name: .customLong("observer-url"),
+    help:
+      "A cluster node's base URL for observers (repeat the flag: observers are spread over them in turn); default --url.")
+  var observerURLs: [String] = []
+
   @Option(name: [.customShort("c"), .long], help: "Number of sources (phones) streaming frames.")
   var connections = 10
 
@@ -198,6 +210,9 @@ struct TouchLoad: AsyncParsableCommand {
       throw ValidationError("--scenario: unknown '\(scenario)'")
     }
     while url.hasSuffix("/") { url.removeLast() }
+    for u in sourceURLs + observerURLs where !(u.hasPrefix("ws://") || u.hasPrefix("wss://")) {
+      throw ValidationError("--source-url/--observer-url: expected ws:// or wss://, got '\(u)'")
+    }
   }
 
   func run() async throws {
@@ -212,7 +227,7 @@ struct TouchLoad: AsyncParsableCommand {
     let size = parseDevice(device)!
     var dev = Device(name: "touch-load", width: size.0, height: size.1)
     if case .recording(let r) = trace, let recorded = r.device { dev = recorded }
-    let plan = Plan(
+    var plan = Plan(
       baseURL: url, sources: connections, rate: rate, duration: parseDuration(duration)!,
       rampUp: parseDuration(rampUp)!, warmup: parseDuration(warmup)!, drain: parseDuration(drain)!,
       sessions: sessions, observersPerSession: observers, raw: raw, observerQuery: observerQuery,
@@ -223,6 +238,8 @@ struct TouchLoad: AsyncParsableCommand {
       connectConcurrency: connectConcurrency, connectTimeout: connectTimeout,
       subprotocol: !noSubprotocol,
       progressInterval: progressInterval)
+    plan.sourceBases = sourceURLs.map(Self.trimmed)
+    plan.observerBases = observerURLs.map(Self.trimmed)
 
     let run = try await LoadRun(plan: plan)
     let watcher = SignalWatcher { run.interrupt() }
@@ -244,6 +261,13 @@ struct TouchLoad: AsyncParsableCommand {
     if !anyConnected, report.sourceConnections.attempted + report.observerConnections.attempted > 0 {
       throw ExitCode(1)
     }
+  }
+
+  /// A base URL without its trailing slashes.
+  static func trimmed(_ url: String) -> String {
+    var u = url
+    while u.hasSuffix("/") { u.removeLast() }
+    return u
   }
 }
 
