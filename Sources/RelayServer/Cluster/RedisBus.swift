@@ -26,6 +26,7 @@ final class RedisBus {
   /// Node channels subscribed to (confirmed), and asked for.
   private var subscribedNodes: Set<String> = []
   private var backoff = 100.0
+  private var warnedUnreachable = false
   private var reconnectTimer: RelayTimer!
   private var heartbeatTimer: RelayTimer!
   private(set) var counters = BusCounters()
@@ -176,6 +177,7 @@ final class RedisBus {
     guard !isUp, publisherReady, nodesSubscribed, publisher.connected, subscriber.connected else { return }
     isUp = true
     backoff = 100
+    warnedUnreachable = false
     driver.logger.notice(
       "cluster bus connected",
       metadata: ["redis": "\(url.host):\(url.port)", "node": "\(node)", "prefix": "\(prefix)"])
@@ -197,8 +199,12 @@ final class RedisBus {
       driver.logger.warning("cluster bus lost", metadata: ["why": "\(why)", "redis": "\(url.host):\(url.port)"])
       driver.core.busDisconnected(at: driver.now())
       driver.performActions()
-    } else {
-      driver.logger.debug("cluster bus not reachable", metadata: ["why": "\(why)"])
+    } else if !warnedUnreachable {
+      // Once until it connects: an operator who started a node against the wrong address
+      // hears of it, and a Redis down for an hour does not fill the log.
+      warnedUnreachable = true
+      driver.logger.warning(
+        "cluster bus not reachable, retrying", metadata: ["why": "\(why)", "redis": "\(url.host):\(url.port)"])
     }
     guard let context = driver.context, !driver.finished else { return }
     counters.reconnects += 1
