@@ -265,6 +265,16 @@ private enum ServerExamples {
         ],
         scenes: [(source: "s1", state: flatcube(red: 3, yellow: 1))], limits: Limits(), serverTime: 697106.52)
     },
+    "server-welcome-observer-cluster.json": {
+      // Node B: a source of its own, and one of node A's with A's scene state as A encoded it.
+      ServerMessage.observerWelcome(
+        session: "demo", sources: [SourceInfo(id: "B.s3", device: pixel)], scenes: [], limits: Limits(),
+        serverTime: 1_795_718_414_698.37,
+        cluster: ServerMessage.ClusterWelcome(
+          node: "B", busUp: true,
+          sources: [SourceInfo(id: "A.s1", device: Device(name: "iPad", width: 820, height: 1180), scene: "flatcube")],
+          scenes: [(source: "A.s1", state: ServerMessage.sceneState(flatcube(red: 3, yellow: 1)))]))
+    },
     "server-error.json": {
       ServerMessage.error(ProtocolError(.seqNotIncreasing, "seq 7 is not greater than 9", seq: 7))
     },

@@ -231,11 +231,18 @@ import TouchRelayClient
       }
     }
     #expect(delivered + dropped >= total, "delivered \(delivered) + dropped \(dropped) < sent \(total)")
-    #expect(delivered < total, "the outage lost something (else the test shows nothing)")
-    #expect(dropped > 0)
     let metrics = try await nodes[1].metrics()
-    #expect((metricValue(metrics, "touchrelay_bus_gaps_total") ?? 0) >= 1, "\(metrics)")
-    #expect((metricValue(metrics, "touchrelay_bus_reconnects_total") ?? 0) >= 1)
+    if how == "restart" {
+      // A Redis that died lost what it held: the gap is there, and it was told.
+      #expect(delivered < total, "the outage lost something (else the test shows nothing)")
+      #expect(dropped > 0)
+      #expect((metricValue(metrics, "touchrelay_bus_gaps_total") ?? 0) >= 1, "\(metrics)")
+      #expect((metricValue(metrics, "touchrelay_bus_reconnects_total") ?? 0) >= 1)
+    } else {
+      // A stalled one may hold it all until it continues (nothing lost, nothing to tell), or
+      // be given up on first (a gap, told): either way the stream came back by itself.
+      #expect(delivered == total || dropped > 0)
+    }
     for ws in [local, remote, phone] { await ws.close() }
   }
 
