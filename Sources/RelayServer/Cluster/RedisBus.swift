@@ -27,6 +27,7 @@ final class RedisBus {
   private var subscribedNodes: Set<String> = []
   private var backoff = 100.0
   private var warnedUnreachable = false
+  private var stopped = false
   private var reconnectTimer: RelayTimer!
   private var heartbeatTimer: RelayTimer!
   private(set) var counters = BusCounters()
@@ -53,7 +54,9 @@ final class RedisBus {
     heartbeatTimer.schedule(context, afterMilliseconds: 1000)
   }
 
+  /// The relay is done: its connections close with the context, quietly.
   func stop() {
+    stopped = true
     reconnectTimer.cancel()
     heartbeatTimer.cancel()
   }
@@ -104,7 +107,7 @@ final class RedisBus {
   }
 
   func closed(_ wsi: OpaquePointer, error: String?) {
-    guard let link = link(of: wsi) else { return }
+    guard !stopped, let link = link(of: wsi) else { return }
     link.reset()
     failed(error ?? "the \(link.role.rawValue) connection closed")
   }
