@@ -28,7 +28,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/relaytools.py
-from relaytools import Lab, Server, proc_cpu  # noqa: E402
+from relaytools import Lab, Server, http_get, parse_metrics, proc_cpu  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -119,7 +119,17 @@ def measure(lab, a, mode, scenario):
         rep = run_load(lab, a.load, [*load, *base, *urls], f"{scenario}-{mode}")
         cpu1 = sum(p.cpu() for p in procs) + (redis.cpu() if redis else 0)
         deliveries = rep["messagesReceived"]
+        bus = {}
+        if redis:
+            # What went over Redis, from the nodes' own counters.
+            for n in procs:
+                m = parse_metrics(http_get("127.0.0.1", int(n.url.rsplit(":", 1)[1]), "/metrics")[1])
+                for key in ("touchrelay_bus_messages_total", "touchrelay_bus_records_total", "touchrelay_bus_bytes_total"):
+                    for direction in ("in", "out"):
+                        series = f'{key}{{direction="{direction}"}}'
+                        bus[f"{key}_{direction}"] = bus.get(f"{key}_{direction}", 0) + m.get(series, 0)
         return {
+            "bus": bus,
             "cpu_s": cpu1 - cpu0, "redis_cpu_s": (redis.cpu() - r0) if redis else 0.0, "deliveries": deliveries,
             "us_per_delivery": (cpu1 - cpu0) / max(1, deliveries) * 1e6,
             "p50_ms": rep["latency"]["p50"], "p99_ms": rep["latency"]["p99"],
@@ -155,7 +165,7 @@ def main():
                 print(f"{scenario} {mode:7s} round {k + 1}: {r['us_per_delivery']:.2f} µs/delivery "
                       f"({r['deliveries']} deliveries, redis {r['redis_cpu_s']:.2f} s), p50 {r['p50_ms']:.2f} ms, "
                       f"p99 {r['p99_ms']:.2f} ms, dropped {r['dropped']}, errors {r['errors']}", flush=True)
-        med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in runs.items()}
+        med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k != "bus"} for m, rs in runs.items()}
         ratios = [c["us_per_delivery"] / s["us_per_delivery"] for s, c in zip(runs["alone"], runs["cluster"])]
         results[scenario] = {"runs": runs, "median": med, "cpu_ratio_per_round": ratios,
                              "cpu_ratio": statistics.median(ratios),
