@@ -37,7 +37,8 @@ struct BusRecord {
     let flags = try r.u8()
     // The end of an announcement belongs to no session.
     let session = try r.name(allowEmpty: kind == .announceEnd)
-    guard kind == .announceEnd || SessionName.isValid(session) else { throw .badName }
+    // The reader allows A-Z a-z 0-9 . _ -; a session name has no dot.
+    guard !session.utf8.contains(UInt8(ascii: ".")) else { throw .badName }
     let source = try r.name(allowEmpty: true)
     let stream = try r.u64()
     let sessionSeq = try r.u64()
