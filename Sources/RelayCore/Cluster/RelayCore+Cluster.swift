@@ -33,14 +33,13 @@ extension RelayCore {
       cluster.nextStream += 1
     }
     session.busSeq += 1
-    let append = { (p: UnsafeRawBufferPointer) in
-      extra.withUnsafeBytes { e in
-        cluster.outbox.append(
-          kind, supersedable: supersedable, session: session.name, source: source, stream: session.busStream,
-          sessionSeq: session.busSeq, origin: origin, gesture: gesture, arg: arg, payload: p, extra: e)
-      }
+    let p = payload.map { UnsafeRawBufferPointer(rebasing: $0.bytes[$0.headroom...]) }
+    extra.withUnsafeBytes { e in
+      cluster.outbox.append(
+        kind, supersedable: supersedable, session: session.name, source: source, stream: session.busStream,
+        sessionSeq: session.busSeq, origin: origin, gesture: gesture, arg: arg,
+        payload: p ?? UnsafeRawBufferPointer(start: nil, count: 0), extra: e)
     }
-    if let payload { payload.withPayload(append) } else { append(UnsafeRawBufferPointer(start: nil, count: 0)) }
     cluster.counters.recordsOut += 1
   }
 
