@@ -381,10 +381,7 @@ public final class RelayCore {
     if let cluster {
       w.key("cluster")
       w.beginObject()
-      w.key("node")
-      w.string(cluster.node)
-      w.key("bus")
-      w.string(cluster.busUp ? "up" : "down")
+      ServerMessage.writeClusterMembers(node: cluster.node, busUp: cluster.busUp, &w)
       w.key("nodes")
       w.beginArray()
       for n in cluster.knownNodes { w.string(n) }

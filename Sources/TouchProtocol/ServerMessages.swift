@@ -120,14 +120,20 @@ public enum ServerMessage {
     if let cluster {
       w.key("cluster")
       w.beginObject()
-      w.key("node")
-      w.string(cluster.node)
-      w.key("bus")
-      w.string(cluster.busUp ? "up" : "down")
+      writeClusterMembers(node: cluster.node, busUp: cluster.busUp, &w)
       w.endObject()
     }
     w.endObject()
     return w.bytes
+  }
+
+  /// `"node":...,"bus":"up"|"down"`: a cluster node's name and its bus, in a welcome and in
+  /// `/healthz`.
+  public static func writeClusterMembers(node: String, busUp: Bool, _ w: inout JSONWriter) {
+    w.key("node")
+    w.string(node)
+    w.key("bus")
+    w.string(busUp ? "up" : "down")
   }
 
   /// A source's `SourceInfo` as the JSON object the observer `welcome` lists it with.

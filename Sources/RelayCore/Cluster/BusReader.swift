@@ -17,21 +17,19 @@ struct BusReader {
     return bytes[index]
   }
 
-  mutating func u32() throws(BusFormatError) -> UInt32 {
-    guard remaining >= 4 else { throw .truncated }
-    var v: UInt32 = 0
-    withUnsafeMutableBytes(of: &v) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[index..<index + 4])) }
-    index += 4
-    return UInt32(littleEndian: v)
+  /// A little-endian integer.
+  mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(BusFormatError) -> T {
+    let n = MemoryLayout<T>.size
+    guard remaining >= n else { throw .truncated }
+    var v: T = 0
+    withUnsafeMutableBytes(of: &v) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[index..<index + n])) }
+    index += n
+    return T(littleEndian: v)
   }
 
-  mutating func u64() throws(BusFormatError) -> UInt64 {
-    guard remaining >= 8 else { throw .truncated }
-    var v: UInt64 = 0
-    withUnsafeMutableBytes(of: &v) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[index..<index + 8])) }
-    index += 8
-    return UInt64(littleEndian: v)
-  }
+  mutating func u32() throws(BusFormatError) -> UInt32 { try integer(UInt32.self) }
+
+  mutating func u64() throws(BusFormatError) -> UInt64 { try integer(UInt64.self) }
 
   mutating func i64() throws(BusFormatError) -> Int64 { Int64(bitPattern: try u64()) }
 
