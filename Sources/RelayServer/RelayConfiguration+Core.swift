@@ -11,6 +11,7 @@ extension RelayConfiguration {
     c.maxPendingErrors = maxPendingErrors
     c.essentialOverflowFactor = essentialOverflowFactor
     c.record = recordDirectory != nil
+    c.nodeID = nodeID
     return c
   }
 }

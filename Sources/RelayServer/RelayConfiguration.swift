@@ -81,6 +81,16 @@ public struct RelayConfiguration: Sendable {
   /// `http://192.168.1.20:8080`): used for the pad URL in QR codes. Nil: the request's Host.
   public var publicURL: String?
 
+  // MARK: Several nodes
+
+  /// This process's name among several (`--node-id`): in its log lines, on `/metrics`
+  /// (`touchrelay_node_info`) and in `/healthz`. A cluster bus names its messages with it.
+  /// Defaults to `HOSTNAME-PID`, unique on one machine and across machines with distinct names.
+  public var nodeID: String = RelayConfiguration.defaultNodeID
+
+  /// `HOSTNAME-PID` (see `NodeID.machineDefault`).
+  public static let defaultNodeID = NodeID.machineDefault()
+
   // MARK: Signed tokens (JWT)
 
   /// `--jwt-key`: files of keys signed tokens are verified with (an HS256 secret, a PEM public

@@ -184,6 +184,15 @@ public struct RelayOption: Sendable {
     text(
       "public-url", \.publicURL, "The server's URL as phones reach it, for the pad URL in QR codes",
       valueName: "url", unset: "the page's Host"),
+    RelayOption(
+      flag: "node-id", valueName: "name", allowed: NodeID.allowed,
+      help: "This process's name among several nodes: in its log lines, /metrics (touchrelay_node_info) and /healthz",
+      unsetText: "HOSTNAME-PID", read: { $0.nodeID == RelayConfiguration.defaultNodeID ? nil : $0.nodeID },
+      parse: { c, s in
+        c.nodeID = s
+        return true
+      },
+      check: { NodeID.isValid($0.nodeID) }),
   ]
 
   // MARK: Kinds of option

@@ -63,6 +63,7 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("event-loop")) var eventLoop: String?
   @Option(help: help("record")) var record: String?
   @Option(help: help("public-url")) var publicURL: String?
+  @Option(help: help("node-id")) var nodeID: String?
 
   @Option(
     help: ArgumentHelp(
@@ -95,6 +96,7 @@ struct TouchRelayCommand: ParsableCommand {
       "gestures": gestures.map { $0 ? "on" : "off" }, "metrics": metrics.map { $0 ? "on" : "off" },
       "compression": compression.map { $0 ? "on" : "off" }, "deflate-mem-level": deflateMemLevel,
       "write-batch-bytes": writeBatchBytes, "event-loop": eventLoop, "record": record, "public-url": publicURL,
+      "node-id": nodeID,
     ]
   }
 
@@ -174,7 +176,7 @@ struct TouchRelayCommand: ParsableCommand {
     let url = server.url ?? "ws://\(config.host):\(listeningPort)"
     let scheme = url.hasPrefix("wss:") ? "https" : "http"
     var lines =
-      "touch-relay \(Self.version) listening on \(url) (healthz: \(scheme)\(url.drop { $0 != ":" })/healthz)\n"
+      "touch-relay \(Self.version) listening on \(url) (healthz: \(scheme)\(url.drop { $0 != ":" })/healthz), node \(config.nodeID)\n"
     // On every interface the line above names no address a phone can use: list them.
     for (interface, host) in server.networkHosts {
       lines += "  open on other devices: \(scheme)://\(host):\(listeningPort)/ (\(interface))\n"

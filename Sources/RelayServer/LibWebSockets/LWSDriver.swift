@@ -50,7 +50,7 @@ final class LWSDriver {
     rules.headroom = Int(tr_lws_pre())
     rules.logLevel = logger.logLevel
     core = RelayCore(configuration: rules, access: access, at: MonotonicClock.nowMs())
-    metrics = RelayMetrics()
+    metrics = RelayMetrics(nodeID: config.nodeID)
     if config.metrics { core.engineTiming = EngineStopwatch(metrics.engineTime) }
     routes = HTTPRoutes(core: core, config: config, metrics: metrics)
     batch = FrameBatch(headroom: Int(tr_lws_pre()))

@@ -37,7 +37,10 @@ public final class RelayServer: Sendable {
 
   public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
     self.configuration = configuration
-    self.logger = logger
+    // Every line names the node, so the logs of several read apart once gathered.
+    var named = logger
+    named[metadataKey: "node"] = "\(configuration.nodeID)"
+    self.logger = named
   }
 
   /// The port it listens on, once started.
