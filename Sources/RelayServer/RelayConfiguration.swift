@@ -88,6 +88,10 @@ public struct RelayConfiguration: Sendable {
   /// Defaults to `HOSTNAME-PID`, unique on one machine and across machines with distinct names.
   public var nodeID: String = RelayConfiguration.defaultNodeID
 
+  /// Listen on a socket of the server's own with `SO_REUSEPORT` (`--reuse-port`), so several
+  /// processes on one machine share the port; see `SharedListener`.
+  public var reusePort = false
+
   /// `HOSTNAME-PID` (see `NodeID.machineDefault`).
   public static let defaultNodeID = NodeID.machineDefault()
 

@@ -193,6 +193,9 @@ public struct RelayOption: Sendable {
         return true
       },
       check: { NodeID.isValid($0.nodeID) }),
+    toggle(
+      "reuse-port", \.reusePort,
+      "Listen with SO_REUSEPORT, so several processes on this machine share --port and the kernel spreads connections over them"),
   ]
 
   // MARK: Kinds of option

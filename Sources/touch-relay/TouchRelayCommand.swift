@@ -64,6 +64,7 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("record")) var record: String?
   @Option(help: help("public-url")) var publicURL: String?
   @Option(help: help("node-id")) var nodeID: String?
+  @Flag(inversion: .prefixedNo, help: help("reuse-port")) var reusePort: Bool?
 
   @Option(
     help: ArgumentHelp(
@@ -96,7 +97,7 @@ struct TouchRelayCommand: ParsableCommand {
       "gestures": gestures.map { $0 ? "on" : "off" }, "metrics": metrics.map { $0 ? "on" : "off" },
       "compression": compression.map { $0 ? "on" : "off" }, "deflate-mem-level": deflateMemLevel,
       "write-batch-bytes": writeBatchBytes, "event-loop": eventLoop, "record": record, "public-url": publicURL,
-      "node-id": nodeID,
+      "node-id": nodeID, "reuse-port": reusePort.map { $0 ? "on" : "off" },
     ]
   }
 

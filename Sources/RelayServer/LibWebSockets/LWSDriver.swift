@@ -41,6 +41,12 @@ final class LWSDriver {
   private(set) var loopHook: LoopHook?
   /// Our libev loop with --event-loop libev, nil with lws' poll loop.
   let eventLoop: UnsafeMutableRawPointer?
+  /// `--reuse-port`: our own listening socket, and the vhost its connections are handed to
+  /// (see `SharedListener`).
+  var sharedListener: Int32?
+  var vhost: OpaquePointer?
+  /// When an accept error was last logged (one a second at most: the socket stays readable).
+  var acceptErrorLoggedAt: Double = -.infinity
 
   init(config: RelayConfiguration, access: AccessPolicy, logger: Logger, eventLoop: UnsafeMutableRawPointer?) {
     self.config = config

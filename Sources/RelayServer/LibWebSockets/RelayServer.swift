@@ -95,9 +95,13 @@ public final class RelayServer: Sendable {
     }
     address.withLock { $0 = listenAddress }
     initialPolicy.withLock { $0 = policy }
+    // Bound here, so a port taken is a start-up error that says why.
+    let shared =
+      configuration.reusePort
+      ? try SharedListener.open(listenAddress, host: configuration.host, port: configuration.port) : nil
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
-      self.serviceThread(ready: ready, address: listenAddress)
+      self.serviceThread(ready: ready, address: listenAddress, shared: shared)
     }
     thread.name = "lws-service"
     thread.start()
@@ -105,7 +109,8 @@ public final class RelayServer: Sendable {
     guard let port = port else {
       finished.wait()
       let why =
-        listenAddress.bindError(port: configuration.port)
+        (shared != nil ? "libwebsockets could not adopt the shared listening socket (see its log line above)" : nil)
+        ?? listenAddress.bindError(port: configuration.port)
         ?? (configuration.tlsCertificate != nil
           ? "libwebsockets could not set up TLS with --cert and --key (are both PEM files, and is the key the certificate's?)"
           : "libwebsockets could not create the listener (its log line above says why)")
@@ -149,21 +154,27 @@ public final class RelayServer: Sendable {
 
   // MARK: - The service thread
 
-  private func serviceThread(ready: DispatchSemaphore, address: ListenAddress) {
+  private func serviceThread(ready: DispatchSemaphore, address: ListenAddress, shared: SharedListener?) {
     let resources = ContextResources(configuration: configuration, address: address)
+    // Adopted by lws, which closes it with the context; closed here if it never was.
+    var sharedAdopted = false
     defer {
       // Last: the relay (and every timer on the loop) is gone by now.
       resources.release()
+      if let shared, !sharedAdopted { close(shared.fd) }
       finished.signal()
     }
-    serve(resources, ready: ready)
+    serve(resources, shared: shared, adopted: &sharedAdopted, ready: ready)
   }
 
-  private func serve(_ resources: ContextResources, ready: DispatchSemaphore) {
+  private func serve(
+    _ resources: ContextResources, shared: SharedListener?, adopted: inout Bool, ready: DispatchSemaphore
+  ) {
     let driver = LWSDriver(
       config: configuration, access: initialPolicy.withLock { $0 }, logger: logger, eventLoop: resources.eventLoop)
     var info = lws_context_creation_info()
-    info.port = Int32(configuration.port)
+    // `--reuse-port`: no listener of lws' own; connections come from `SharedListener`.
+    info.port = shared == nil ? Int32(configuration.port) : CONTEXT_PORT_NO_LISTEN_SERVER
     info.iface = UnsafePointer(resources.iface)
     info.protocols = UnsafePointer(resources.protocols)
     if configuration.compression { info.extensions = UnsafePointer(resources.extensions) }
@@ -202,6 +213,24 @@ public final class RelayServer: Sendable {
       ready.signal()
       return
     }
+    // Before anything else is on the loop, so a failure here has only the context to undo.
+    if let shared {
+      var descriptor = lws_sock_file_fd_type()
+      descriptor.filefd = shared.fd
+      let vhost = lws_get_vhost_by_name(context, "default")
+      guard let vhost,
+        lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, SharedListener.protocolName, nil) != nil
+      else {
+        // lws closed the socket if it tried.
+        adopted = vhost != nil
+        lws_context_destroy(context)
+        ready.signal()
+        return
+      }
+      adopted = true
+      driver.vhost = vhost
+      driver.sharedListener = shared.fd
+    }
     driver.context = context
     driver.server = self
     if let loop = resources.eventLoop {
@@ -210,7 +239,7 @@ public final class RelayServer: Sendable {
       driver.heartbeat()
     }
     let vhost = lws_get_vhost_by_name(context, "default")
-    let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
+    let port = shared?.port ?? vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
     contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
     listening.withLock { $0 = port }
     ready.signal()
@@ -242,6 +271,7 @@ private final class ContextResources {
   let iface: UnsafeMutablePointer<CChar>?
   let ipv6: Bool
   let protocolName: UnsafeMutablePointer<CChar>
+  let listenerName = strdup(SharedListener.protocolName)!
   let protocols: UnsafeMutablePointer<lws_protocols>
   let extensionName: UnsafeMutablePointer<CChar>
   let extensionOffer: UnsafeMutablePointer<CChar>
@@ -264,7 +294,7 @@ private final class ContextResources {
     iface = address.iface.map { strdup($0) }
     ipv6 = address.ipv6
     protocolName = strdup(TouchProtocol.protocolName)
-    protocols = .allocate(capacity: 2)
+    protocols = .allocate(capacity: 3)
     // The first protocol also serves plain HTTP and peers that ask for no subprotocol.
     var p = lws_protocols()
     p.name = UnsafePointer(protocolName)
@@ -272,7 +302,12 @@ private final class ContextResources {
     p.per_session_data_size = 0
     p.rx_buffer_size = 16 * 1024
     protocols.initialize(to: p)
-    (protocols + 1).initialize(to: lws_protocols())
+    var listener = lws_protocols()
+    listener.name = UnsafePointer(listenerName)
+    listener.callback = listenerCallback
+    // Listed only with --reuse-port (the list ends at the first empty entry).
+    (protocols + 1).initialize(to: c.reusePort ? listener : lws_protocols())
+    (protocols + 2).initialize(to: lws_protocols())
     extensionName = strdup("permessage-deflate")
     extensionOffer = strdup("permessage-deflate; client_no_context_takeover; client_max_window_bits")
     extensions = .allocate(capacity: 2)
@@ -295,6 +330,7 @@ private final class ContextResources {
     free(certificate)
     free(key)
     free(protocolName)
+    free(listenerName)
     free(extensionName)
     free(extensionOffer)
     protocols.deallocate()

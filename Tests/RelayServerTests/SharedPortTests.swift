@@ -1,0 +1,163 @@
+import Foundation
+import RelayServer
+import Testing
+import TouchProtocol
+import TouchRelayClient
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `--reuse-port`: several `touch-relay` processes on one port, as an operator runs them on a
+/// machine with more cores than one process uses. Which process a connection reaches is the
+/// kernel's choice; each node here allows a different number of fingers, which every welcome
+/// says, so a client can tell which node answered it.
+@Suite struct SharedPortTests {
+  /// The event loop the suite runs on (`TOUCH_RELAY_TEST_EVENT_LOOP`), for the processes too.
+  static var eventLoop: [String] {
+    ProcessInfo.processInfo.environment["TOUCH_RELAY_TEST_EVENT_LOOP"].map { ["--event-loop", $0] } ?? []
+  }
+
+  /// Starts `touch-relay` with `args` and returns it with its start-up line (or, when it fails
+  /// to start, what it wrote to stderr).
+  static func launch(_ args: [String]) throws -> (process: Process, line: String, errors: String) {
+    let p = Process()
+    p.executableURL = ShutdownTests.binary
+    p.arguments = ["--log-level", "error"] + eventLoop + args
+    let out = Pipe()
+    let err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    var line = Data()
+    while !line.contains(UInt8(ascii: "\n")) {
+      let chunk = out.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+    let errors = line.isEmpty ? String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
+    return (p, String(decoding: line, as: UTF8.self), errors)
+  }
+
+  static func stop(_ p: Process) {
+    p.terminate()
+    p.waitUntilExit()
+  }
+
+  /// Node `name` on `port` (0: a free one), allowing `fingers` fingers; returns its port.
+  static func node(_ name: String, port: Int, fingers: Int) throws -> (Process, Int) {
+    let (p, line, errors) = try launch([
+      "--reuse-port", "--port", String(port), "--node-id", name, "--max-fingers", String(fingers),
+    ])
+    let bound = ShutdownTests.url(in: line).split(separator: ":").last.flatMap { Int($0) }
+    guard let bound else {
+      stop(p)
+      throw TestFailure("node \(name) did not start: \(line)\(errors)")
+    }
+    return (p, bound)
+  }
+
+  struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+  }
+
+  @Test func twoNodesShareOnePortAndBothServePagesHealthAndWebSockets() async throws {
+    let (a, port) = try Self.node("node-a", port: 0, fingers: 10)
+    defer { Self.stop(a) }
+    let (b, samePort) = try Self.node("node-b", port: port, fingers: 11)
+    defer { Self.stop(b) }
+    #expect(samePort == port)
+    let base = "http://127.0.0.1:\(port)"
+
+    // Every connection is a new 4-tuple the kernel spreads by hash: both answer soon.
+    var seen: [String: Int] = [:]
+    for _ in 0..<64 where seen.count < 2 {
+      let health = try JSONValue.parse(try await HTTPClient.get(base + "/healthz").text)
+      seen[health["node"]?.stringValue ?? "?", default: 0] += 1
+    }
+    #expect(Set(seen.keys) == ["node-a", "node-b"], "\(seen)")
+    #expect(try await HTTPClient.get(base + "/").status == 200)
+    #expect(try await HTTPClient.get(base + "/metrics").text.contains("touchrelay_node_info{node="))
+
+    // A source and an observer of one session reach the same node half of the time (no bus
+    // between nodes yet); each pair that does works, and each node gets such a pair.
+    let nodeOf = { (welcome: JSONValue) in welcome["limits"]?["maxFingers"]?.intValue == 10 ? "node-a" : "node-b" }
+    var served: Set<String> = []
+    for i in 0..<40 where served.count < 2 {
+      let session = "shared-\(i)"
+      let watcher = try await WebSocketConnection.connect("ws://127.0.0.1:\(port)/v1/observe/\(session)?raw=1")
+      let watcherNode = nodeOf(try await watcher.nextJSON(type: "welcome"))
+      let source = try await WebSocketConnection.connect("ws://127.0.0.1:\(port)/v1/source/\(session)")
+      try await source.send(text: #"{"type":"hello","device":{"name":"p","width":400,"height":800}}"#)
+      let sourceNode = nodeOf(try await source.nextJSON(type: "welcome"))
+      if watcherNode == sourceNode, !served.contains(sourceNode) {
+        #expect(try await watcher.nextJSON(type: "source")["event"]?.stringValue == "joined")
+        try await source.send(text: frameText(1, t: 10, [(1, "began", 5, 5)]))
+        let touches = try await watcher.nextJSON(type: "touches")
+        #expect(touches["seq"]?.intValue == 1, "\(touches)")
+        served.insert(sourceNode)
+      }
+      await source.close()
+      await watcher.close()
+    }
+    #expect(served == ["node-a", "node-b"])
+  }
+
+  @Test func withoutReusePortASecondProcessOnThePortFailsToStartAndSaysWhy() throws {
+    let (a, line, _) = try Self.launch(["--port", "0"])
+    defer { Self.stop(a) }
+    let port = try #require(ShutdownTests.url(in: line).split(separator: ":").last.flatMap { Int($0) }, "\(line)")
+    // Neither a plain second process nor one asking to share: the first did not offer to.
+    for extra in [[], ["--reuse-port"]] {
+      let (b, started, errors) = try Self.launch(["--port", String(port)] + extra)
+      b.waitUntilExit()
+      #expect(started.isEmpty, "\(started)")
+      #expect(b.terminationStatus == 1)
+      #expect(errors.contains("cannot listen on 127.0.0.1:\(port): Address already in use"), "\(errors)")
+    }
+  }
+
+  /// The shared socket is the server's own: stopping closes it, and the port is free again.
+  @Test func stoppingReleasesTheSharedPort() async throws {
+    let relay = try TestRelay { $0.reusePort = true }
+    let (watcher, _) = try await relay.observer("bye")
+    await relay.stopAndWait()
+    withExtendedLifetime(watcher) {}
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    // Over the closed connections' TIME_WAIT, never over a socket still listening.
+    var on: Int32 = 1
+    _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    a.sin_port = in_port_t(UInt16(relay.port).bigEndian)
+    a.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &a) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    #expect(bound == 0 && listen(fd, 1) == 0, "\(String(cString: strerror(errno)))")
+  }
+
+  /// The listener's protocol is on the vhost's list only to adopt the socket on: a client
+  /// that asks for it as a subprotocol is refused, never left on a socket nothing serves.
+  @Test func theListenersProtocolIsNoSubprotocol() async throws {
+    let relay = try TestRelay { $0.reusePort = true }
+    defer { relay.stop() }
+    let ws: WebSocketConnection
+    do {
+      ws = try await WebSocketConnection.connect(
+        relay.url("/v1/observe/x"), configuration: .subprotocols([SharedListenerName.name]))
+    } catch {
+      #expect(try await relay.health()["connections"]?.intValue == 0)
+      return
+    }
+    let welcome = try? await ws.nextJSON(type: "welcome", timeout: .seconds(3))
+    #expect(welcome?["role"]?.stringValue == "observer", "upgraded onto the listener's protocol")
+    await ws.close()
+  }
+}
+
+enum SharedListenerName {
+  static let name = "touchrelay-shared-listener"
+}
