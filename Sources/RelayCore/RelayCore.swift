@@ -49,6 +49,8 @@ public final class RelayCore {
   private var nextSerial = 1
   /// Open peers per client address, for the per-address limit.
   var peersByAddress: [String: Int] = [:]
+  /// Which refused upgrades are logged (see `admit`).
+  var refusalLog = RefusalLog()
   /// Tokens and origins; replaced with `replaceAccess` (SIGHUP).
   public internal(set) var access: AccessPolicy
   private var nextSourceNumber = 1

@@ -33,7 +33,7 @@ func relayCallback(
     case .success(let target):
       let refusal = core.admit(
         target, address: LWSRequest.peer(of: wsi), token: LWSRequest.token(of: wsi, args: args),
-        origin: LWSRequest.header(WSI_TOKEN_ORIGIN, of: wsi), wallClock: WallClock.nowSeconds())
+        origin: LWSRequest.header(WSI_TOKEN_ORIGIN, of: wsi), wallClock: WallClock.nowSeconds(), at: driver.now())
       guard let refusal else { return 0 }
       return refusal.send(on: wsi) ? 1 : -1
     }
