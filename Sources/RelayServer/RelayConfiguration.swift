@@ -92,6 +92,10 @@ public struct RelayConfiguration: Sendable {
   /// processes on one machine share the port; see `SharedListener`.
   public var reusePort = false
 
+  /// `--trusted-proxy`: addresses or CIDR networks of proxies whose `X-Forwarded-For` names
+  /// the client, for the per-address limit and the logs (see `TrustedProxies`).
+  public var trustedProxies: [String] = []
+
   /// `HOSTNAME-PID` (see `NodeID.machineDefault`).
   public static let defaultNodeID = NodeID.machineDefault()
 
@@ -119,6 +123,14 @@ public struct RelayConfiguration: Sendable {
   /// Checks every setting against the range `RelayOption.all` allows, and the settings that
   /// depend on each other; throws `InvalidValue` naming the first one wrong.
   public func validate() throws {
+    // Each network on its own, to say which one is wrong and why.
+    for proxy in trustedProxies {
+      do {
+        _ = try IPNetwork(proxy)
+      } catch {
+        throw InvalidValue("trusted proxy \(error)")
+      }
+    }
     for option in RelayOption.all {
       if let problem = option.problem(in: self) { throw InvalidValue(problem) }
     }

@@ -196,6 +196,16 @@ public struct RelayOption: Sendable {
     toggle(
       "reuse-port", \.reusePort,
       "Listen with SO_REUSEPORT, so several processes on this machine share --port and the kernel spreads connections over them"),
+    RelayOption(
+      flag: "trusted-proxy", valueName: "cidr", allowed: "IPv4 or IPv6 addresses or CIDRs",
+      help:
+        "Proxy or load balancer whose X-Forwarded-For names the client, for the per-address limit and the logs (repeat the flag, or comma-separated)",
+      unsetText: "none", read: { $0.trustedProxies.isEmpty ? nil : $0.trustedProxies.joined(separator: ",") },
+      parse: { c, s in
+        c.trustedProxies = s.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        return true
+      },
+      check: { $0.trustedProxies.allSatisfy { (try? IPNetwork($0)) != nil } }),
   ]
 
   // MARK: Kinds of option

@@ -65,6 +65,7 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("public-url")) var publicURL: String?
   @Option(help: help("node-id")) var nodeID: String?
   @Flag(inversion: .prefixedNo, help: help("reuse-port")) var reusePort: Bool?
+  @Option(help: help("trusted-proxy")) var trustedProxy: [String] = []
 
   @Option(
     help: ArgumentHelp(
@@ -98,6 +99,7 @@ struct TouchRelayCommand: ParsableCommand {
       "compression": compression.map { $0 ? "on" : "off" }, "deflate-mem-level": deflateMemLevel,
       "write-batch-bytes": writeBatchBytes, "event-loop": eventLoop, "record": record, "public-url": publicURL,
       "node-id": nodeID, "reuse-port": reusePort.map { $0 ? "on" : "off" },
+      "trusted-proxy": trustedProxy.isEmpty ? nil : trustedProxy.joined(separator: ","),
     ]
   }
 

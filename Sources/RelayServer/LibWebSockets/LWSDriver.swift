@@ -45,6 +45,8 @@ final class LWSDriver {
   /// (see `SharedListener`).
   var sharedListener: Int32?
   var vhost: OpaquePointer?
+  /// `--trusted-proxy`: whose `X-Forwarded-For` names the client.
+  let trustedProxies: TrustedProxies
   /// When an accept error was last logged (one a second at most: the socket stays readable).
   var acceptErrorLoggedAt: Double = -.infinity
 
@@ -59,6 +61,8 @@ final class LWSDriver {
     metrics = RelayMetrics(nodeID: config.nodeID)
     if config.metrics { core.engineTiming = EngineStopwatch(metrics.engineTime) }
     routes = HTTPRoutes(core: core, config: config, metrics: metrics)
+    // Checked by `RelayConfiguration.validate()` before the server starts.
+    trustedProxies = TrustedProxies(config.trustedProxies.compactMap { try? IPNetwork($0) })
     batch = FrameBatch(headroom: Int(tr_lws_pre()))
     let me = Unmanaged.passUnretained(self).toOpaque()
     wakeTimer = RelayTimer(loop: eventLoop, owner: me, fire: coreWakeFired)
