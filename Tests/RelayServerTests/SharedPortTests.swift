@@ -118,12 +118,9 @@ import TouchRelayClient
     }
   }
 
-  /// The shared socket is the server's own: stopping closes it, and the port is free again.
-  @Test func stoppingReleasesTheSharedPort() async throws {
-    let relay = try TestRelay { $0.reusePort = true }
-    let (watcher, _) = try await relay.observer("bye")
-    await relay.stopAndWait()
-    withExtendedLifetime(watcher) {}
+  /// Whether a plain socket (no `SO_REUSEPORT`) can listen on 127.0.0.1:`port`: only once
+  /// nothing else listens there.
+  static func portIsFree(_ port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     // Over the closed connections' TIME_WAIT, never over a socket still listening.
@@ -131,12 +128,21 @@ import TouchRelayClient
     _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
     var a = sockaddr_in()
     a.sin_family = sa_family_t(AF_INET)
-    a.sin_port = in_port_t(UInt16(relay.port).bigEndian)
+    a.sin_port = in_port_t(UInt16(port).bigEndian)
     a.sin_addr.s_addr = inet_addr("127.0.0.1")
     let bound = withUnsafePointer(to: &a) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    #expect(bound == 0 && listen(fd, 1) == 0, "\(String(cString: strerror(errno)))")
+    return bound == 0 && listen(fd, 1) == 0
+  }
+
+  /// The shared socket is the server's own: stopping closes it, and the port is free again.
+  @Test func stoppingReleasesTheSharedPort() async throws {
+    let relay = try TestRelay { $0.reusePort = true }
+    let (watcher, _) = try await relay.observer("bye")
+    await relay.stopAndWait()
+    withExtendedLifetime(watcher) {}
+    #expect(Self.portIsFree(relay.port))
   }
 
   /// The listener's protocol is on the vhost's list only to adopt the socket on: a client

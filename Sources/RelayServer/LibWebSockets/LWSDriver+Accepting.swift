@@ -36,6 +36,16 @@ extension LWSDriver {
     }
   }
 
+  /// On shutdown the shared socket closes at once, so the kernel sends new connections to the
+  /// other nodes on the port while this one drains (lws' own listener stays open, and new
+  /// sockets are refused there).
+  func stopListening() {
+    guard let wsi = sharedListenerWSI else { return }
+    sharedListenerWSI = nil
+    sharedListener = nil
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+  }
+
   /// Out of descriptors or memory: lws' listener logs and waits for the next readiness; so
   /// do we, once a second at most.
   private func acceptFailed(_ e: Int32) {

@@ -44,6 +44,8 @@ final class LWSDriver {
   /// `--reuse-port`: our own listening socket, and the vhost its connections are handed to
   /// (see `SharedListener`).
   var sharedListener: Int32?
+  /// The listening socket's wsi, until shutdown closes it.
+  var sharedListenerWSI: OpaquePointer?
   var vhost: OpaquePointer?
   /// `--trusted-proxy`: whose `X-Forwarded-For` names the client.
   let trustedProxies: TrustedProxies
@@ -192,6 +194,7 @@ final class LWSDriver {
   func checkStop() {
     guard server?.isStopRequested == true, !core.stopping else { return }
     core.requestShutdown(at: now())
+    stopListening()
   }
 }
 

@@ -219,7 +219,8 @@ public final class RelayServer: Sendable {
       descriptor.filefd = shared.fd
       let vhost = lws_get_vhost_by_name(context, "default")
       guard let vhost,
-        lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, SharedListener.protocolName, nil) != nil
+        let listenerWSI = lws_adopt_descriptor_vhost(
+          vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, SharedListener.protocolName, nil)
       else {
         // lws closed the socket if it tried.
         adopted = vhost != nil
@@ -230,6 +231,7 @@ public final class RelayServer: Sendable {
       adopted = true
       driver.vhost = vhost
       driver.sharedListener = shared.fd
+      driver.sharedListenerWSI = listenerWSI
     }
     driver.context = context
     driver.server = self
