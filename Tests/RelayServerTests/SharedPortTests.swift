@@ -104,6 +104,19 @@ import TouchRelayClient
     #expect(served == ["node-a", "node-b"])
   }
 
+  /// The shared socket follows `--host` as lws' listener does: an address of either family, an
+  /// interface name (its address), a host name; the start-up line's URL reaches it.
+  @Test(arguments: [["--host", "lo"], ["--host", "::1"], ["--host", "localhost"], ["--host", "0.0.0.0"], []])
+  func theSharedSocketListensWhereHostSays(arguments: [String]) async throws {
+    let (p, line, errors) = try Self.launch(["--reuse-port", "--port", "0"] + arguments)
+    defer { Self.stop(p) }
+    let url = ShutdownTests.url(in: line)
+    #expect(url.hasPrefix("ws://"), "\(line)\(errors)")
+    let observer = try await WebSocketConnection.connect("\(url)/v1/observe/where")
+    #expect(try await observer.nextJSON(type: "welcome")["role"]?.stringValue == "observer", "\(line)")
+    await observer.close()
+  }
+
   @Test func withoutReusePortASecondProcessOnThePortFailsToStartAndSaysWhy() throws {
     let (a, line, _) = try Self.launch(["--port", "0"])
     defer { Self.stop(a) }
