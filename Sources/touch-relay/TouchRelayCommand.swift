@@ -173,8 +173,8 @@ struct TouchRelayCommand: ParsableCommand {
       && config.tokensFile == nil && config.jwtKeyFiles.isEmpty
     {
       Logger(label: "touch-relay").warning(
-        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens, --jwt-key"
-      )
+        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens, --jwt-key",
+        metadata: ["node": "\(config.nodeID)"])
     }
     let url = server.url ?? "ws://\(config.host):\(listeningPort)"
     let scheme = url.hasPrefix("wss:") ? "https" : "http"
