@@ -39,10 +39,13 @@ extension LWSDriver {
   /// On shutdown the shared socket closes at once, so the kernel sends new connections to the
   /// other nodes on the port while this one drains (lws' own listener stays open, and new
   /// sockets are refused there).
+  /// `shutdown` takes the socket out of the port's group now (lws' timeouts run once a
+  /// second); the readiness that follows makes lws close it (see `listenerCallback`).
   func stopListening() {
-    guard let wsi = sharedListenerWSI else { return }
+    guard let wsi = sharedListenerWSI, let fd = sharedListener else { return }
     sharedListenerWSI = nil
     sharedListener = nil
+    shutdown(fd, Int32(SHUT_RDWR))
     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
   }
 

@@ -86,6 +86,8 @@ func listenerCallback(
   switch reason {
   case LWS_CALLBACK_RAW_RX_FILE:
     guard let wsi, let driver = driverOf(wsi) else { return 0 }
+    // Shut down (`stopListening`): lws closes it.
+    guard driver.sharedListener != nil else { return -1 }
     driver.acceptShared()
     driver.performActions()
     return 0
