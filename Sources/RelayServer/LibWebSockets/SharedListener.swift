@@ -88,8 +88,8 @@ func listenerCallback(
     guard let wsi, let driver = driverOf(wsi) else { return 0 }
     // Shut down (`stopListening`): lws closes it.
     guard driver.sharedListener != nil else { return -1 }
+    // Accepting reaches lws only, never the core: no actions follow.
     driver.acceptShared()
-    driver.performActions()
     return 0
   case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
     return 1
