@@ -25,23 +25,12 @@ import TouchRelayClient
     let log = FileManager.default.temporaryDirectory.appendingPathComponent("forwarded-\(UUID().uuidString).log")
     #expect(FileManager.default.createFile(atPath: log.path, contents: nil))
     defer { try? FileManager.default.removeItem(at: log) }
-    let p = Process()
-    p.executableURL = ShutdownTests.binary
-    p.arguments =
-      ["--port", "0", "--log-level", "info", "--trusted-proxy", "127.0.0.1", "--max-connections-per-address", "2"]
-      + SharedPortTests.eventLoop
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = try FileHandle(forWritingTo: log)
-    try p.run()
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = out.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
+    let launched = try await SharedPortTests.launch(
+      ["--port", "0", "--trusted-proxy", "127.0.0.1", "--max-connections-per-address", "2"], logLevel: "info",
+      log: try FileHandle(forWritingTo: log))
+    let p = launched.process
     let port = try #require(
-      ShutdownTests.url(in: String(decoding: line, as: UTF8.self)).split(separator: ":").last.flatMap { Int($0) })
+      ShutdownTests.url(in: launched.line).split(separator: ":").last.flatMap { Int($0) }, "\(launched.line)")
 
     var keep: [WebSocketConnection] = []
     #expect(await upgrade(port, forwardedFor: "203.0.113.5", keep: &keep).0 == 101)

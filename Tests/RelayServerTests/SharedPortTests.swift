@@ -18,16 +18,37 @@ import TouchRelayClient
     ProcessInfo.processInfo.environment["TOUCH_RELAY_TEST_EVENT_LOOP"].map { ["--event-loop", $0] } ?? []
   }
 
-  /// Starts `touch-relay` with `args` and returns it with its start-up line (or, when it fails
-  /// to start, what it wrote to stderr).
-  static func launch(_ args: [String]) throws -> (process: Process, line: String, errors: String) {
+  /// A started process, its start-up line (or, when it failed to start, what it wrote to
+  /// stderr); handed over from the thread that waited for it.
+  struct Launched: @unchecked Sendable {
+    let process: Process
+    let line: String
+    let errors: String
+  }
+
+  /// Starts `touch-relay` with `args` (its log lines to `log` when given) and returns once it
+  /// has written its start-up line or exited. The wait is on a thread of its own: blocking the
+  /// test pool's two threads would stall every other test's timers.
+  static func launch(_ args: [String], logLevel: String = "error", log: FileHandle? = nil) async throws -> Launched {
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Launched, any Error>) in
+      Thread {
+        do {
+          done.resume(returning: try launchWaiting(args, logLevel: logLevel, log: log))
+        } catch {
+          done.resume(throwing: error)
+        }
+      }.start()
+    }
+  }
+
+  private static func launchWaiting(_ args: [String], logLevel: String, log: FileHandle?) throws -> Launched {
     let p = Process()
     p.executableURL = ShutdownTests.binary
-    p.arguments = ["--log-level", "error"] + eventLoop + args
+    p.arguments = ["--log-level", logLevel] + eventLoop + args
     let out = Pipe()
     let err = Pipe()
     p.standardOutput = out
-    p.standardError = err
+    p.standardError = log ?? err
     try p.run()
     var line = Data()
     while !line.contains(UInt8(ascii: "\n")) {
@@ -35,8 +56,9 @@ import TouchRelayClient
       if chunk.isEmpty { break }
       line.append(chunk)
     }
-    let errors = line.isEmpty ? String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
-    return (p, String(decoding: line, as: UTF8.self), errors)
+    let errors =
+      line.isEmpty && log == nil ? String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
+    return Launched(process: p, line: String(decoding: line, as: UTF8.self), errors: errors)
   }
 
   static func stop(_ p: Process) {
@@ -45,14 +67,15 @@ import TouchRelayClient
   }
 
   /// Node `name` on `port` (0: a free one), allowing `fingers` fingers; returns its port.
-  static func node(_ name: String, port: Int, fingers: Int) throws -> (Process, Int) {
-    let (p, line, errors) = try launch([
+  static func node(_ name: String, port: Int, fingers: Int) async throws -> (Process, Int) {
+    let launched = try await launch([
       "--reuse-port", "--port", String(port), "--node-id", name, "--max-fingers", String(fingers),
     ])
-    let bound = ShutdownTests.url(in: line).split(separator: ":").last.flatMap { Int($0) }
+    let p = launched.process
+    let bound = ShutdownTests.url(in: launched.line).split(separator: ":").last.flatMap { Int($0) }
     guard let bound else {
       stop(p)
-      throw TestFailure("node \(name) did not start: \(line)\(errors)")
+      throw TestFailure("node \(name) did not start: \(launched.line)\(launched.errors)")
     }
     return (p, bound)
   }
@@ -63,9 +86,9 @@ import TouchRelayClient
   }
 
   @Test func twoNodesShareOnePortAndBothServePagesHealthAndWebSockets() async throws {
-    let (a, port) = try Self.node("node-a", port: 0, fingers: 10)
+    let (a, port) = try await Self.node("node-a", port: 0, fingers: 10)
     defer { Self.stop(a) }
-    let (b, samePort) = try Self.node("node-b", port: port, fingers: 11)
+    let (b, samePort) = try await Self.node("node-b", port: port, fingers: 11)
     defer { Self.stop(b) }
     #expect(samePort == port)
     let base = "http://127.0.0.1:\(port)"
@@ -108,7 +131,8 @@ import TouchRelayClient
   /// interface name (its address), a host name; the start-up line's URL reaches it.
   @Test(arguments: [["--host", "lo"], ["--host", "::1"], ["--host", "localhost"], ["--host", "0.0.0.0"], []])
   func theSharedSocketListensWhereHostSays(arguments: [String]) async throws {
-    let (p, line, errors) = try Self.launch(["--reuse-port", "--port", "0"] + arguments)
+    let launched = try await Self.launch(["--reuse-port", "--port", "0"] + arguments)
+    let (p, line, errors) = (launched.process, launched.line, launched.errors)
     defer { Self.stop(p) }
     let url = ShutdownTests.url(in: line)
     #expect(url.hasPrefix("ws://"), "\(line)\(errors)")
@@ -117,13 +141,16 @@ import TouchRelayClient
     await observer.close()
   }
 
-  @Test func withoutReusePortASecondProcessOnThePortFailsToStartAndSaysWhy() throws {
-    let (a, line, _) = try Self.launch(["--port", "0"])
+  @Test func withoutReusePortASecondProcessOnThePortFailsToStartAndSaysWhy() async throws {
+    let first = try await Self.launch(["--port", "0"])
+    let (a, line) = (first.process, first.line)
     defer { Self.stop(a) }
     let port = try #require(ShutdownTests.url(in: line).split(separator: ":").last.flatMap { Int($0) }, "\(line)")
     // Neither a plain second process nor one asking to share: the first did not offer to.
     for extra in [[], ["--reuse-port"]] {
-      let (b, started, errors) = try Self.launch(["--port", String(port)] + extra)
+      let second = try await Self.launch(["--port", String(port)] + extra)
+      let (b, started, errors) = (second.process, second.line, second.errors)
+      // It has exited: its stderr was read to the end.
       b.waitUntilExit()
       #expect(started.isEmpty, "\(started)")
       #expect(b.terminationStatus == 1)
