@@ -4,6 +4,14 @@
 #include <libwebsockets.h>
 #include <ev.h>
 #include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* accept4(2) is declared only with _GNU_SOURCE, which Swift's import of glibc does not set:
+ * a non-blocking, close-on-exec accept in one call, for `--reuse-port`'s own listener. */
+static inline int tr_accept4(int fd, int flags) {
+  return (int)syscall(SYS_accept4, fd, (void *)0, (void *)0, flags);
+}
 
 /* LWS_PRE is a macro expression Swift cannot import. */
 static inline size_t tr_lws_pre(void) { return LWS_PRE; }

@@ -21,6 +21,8 @@ extension RelayCore {
     public var record = false
     /// Spare bytes in front of every encoded message, for the driver's framing (LWS_PRE).
     public var headroom = 0
+    /// This node's name among several (`/healthz` says it); nil: not said.
+    public var nodeID: String?
     /// `.log` actions below this level are not made at all.
     public var logLevel = Logger.Level.info
     /// Set: this relay is a node of a cluster (`RelayCore+Cluster`).

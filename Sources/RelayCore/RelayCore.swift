@@ -49,6 +49,8 @@ public final class RelayCore {
   private var nextSerial = 1
   /// Open peers per client address, for the per-address limit.
   var peersByAddress: [String: Int] = [:]
+  /// Which refused upgrades are logged (see `admit`).
+  var refusalLog = RefusalLog()
   /// Tokens and origins; replaced with `replaceAccess` (SIGHUP).
   public internal(set) var access: AccessPolicy
   private var nextSourceNumber = 1
@@ -358,7 +360,7 @@ public final class RelayCore {
 
   // MARK: - Health
 
-  /// `/healthz`: status, uptime at `rt`, and how many sessions and peers there are.
+  /// `/healthz`: status, the node's name, uptime at `rt`, and how many sessions and peers there are.
   public func healthJSON(at rt: Double) -> [UInt8] {
     var w = JSONWriter()
     let observers = sessions.values.reduce(0) { $0 + $1.observers.count }
@@ -368,6 +370,10 @@ public final class RelayCore {
     w.string(stopping ? "stopping" : "ok")
     w.key("protocol")
     w.string(protocolName)
+    if let node = configuration.nodeID {
+      w.key("node")
+      w.string(node)
+    }
     w.key("uptime")
     w.number(((rt - startedAt) / 10).rounded() / 100)
     w.key("sessions")

@@ -11,9 +11,10 @@ extension RelayConfiguration {
     c.maxPendingErrors = maxPendingErrors
     c.essentialOverflowFactor = essentialOverflowFactor
     c.record = recordDirectory != nil
+    c.nodeID = nodeID
     if redisURL != nil {
       // A new epoch each start: a node restarted under the same name is a new incarnation.
-      c.cluster = ClusterRules(node: effectiveNodeID, epoch: UInt64.random(in: 1...UInt64.max))
+      c.cluster = ClusterRules(node: nodeID, epoch: UInt64.random(in: 1...UInt64.max))
     }
     return c
   }

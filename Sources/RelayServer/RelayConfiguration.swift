@@ -85,6 +85,24 @@ public struct RelayConfiguration: Sendable {
   /// `http://192.168.1.20:8080`): used for the pad URL in QR codes. Nil: the request's Host.
   public var publicURL: String?
 
+  // MARK: Several nodes
+
+  /// This process's name among several (`--node-id`): in its log lines, on `/metrics`
+  /// (`touchrelay_node_info`) and in `/healthz`. A cluster bus names its messages with it.
+  /// Defaults to `HOSTNAME-PID`, unique on one machine and across machines with distinct names.
+  public var nodeID: String = RelayConfiguration.defaultNodeID
+
+  /// Listen on a socket of the server's own with `SO_REUSEPORT` (`--reuse-port`), so several
+  /// processes on one machine share the port; see `SharedListener`.
+  public var reusePort = false
+
+  /// `--trusted-proxy`: addresses or CIDR networks of proxies whose `X-Forwarded-For` names
+  /// the client, for the per-address limit and the logs (see `TrustedProxies`).
+  public var trustedProxies: [String] = []
+
+  /// `HOSTNAME-PID` (see `NodeID.machineDefault`).
+  public static let defaultNodeID = NodeID.machineDefault()
+
   // MARK: Signed tokens (JWT)
 
   /// `--jwt-key`: files of keys signed tokens are verified with (an HS256 secret, a PEM public
@@ -102,22 +120,8 @@ public struct RelayConfiguration: Sendable {
   public var redisURL: String?
   /// `--redis-prefix`: in front of every channel name, so clusters sharing a Redis stay apart.
   public var redisPrefix: String?
-  /// `--node-id`: this node's name in source ids, logs, metrics and `/healthz`.
-  public var nodeID: String?
-
   /// The prefix in force.
   public var effectiveRedisPrefix: String { redisPrefix ?? "touchrelay" }
-
-  /// The node's name in force: `--node-id`, or HOSTNAME-PID.
-  public var effectiveNodeID: String {
-    if let nodeID { return nodeID }
-    var name = [CChar](repeating: 0, count: 256)
-    let host =
-      gethostname(&name, 255) == 0
-      ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "node"
-    let safe = String(host.map { ClusterName.isAllowed($0) ? $0 : "-" }.prefix(40))
-    return "\(safe.isEmpty ? "node" : safe)-\(getpid())"
-  }
 
   public init() {}
 
@@ -133,6 +137,14 @@ public struct RelayConfiguration: Sendable {
   /// Checks every setting against the range `RelayOption.all` allows, and the settings that
   /// depend on each other; throws `InvalidValue` naming the first one wrong.
   public func validate() throws {
+    // Each network on its own, to say which one is wrong and why.
+    for proxy in trustedProxies {
+      do {
+        _ = try IPNetwork(proxy)
+      } catch {
+        throw InvalidValue("trusted proxy \(error)")
+      }
+    }
     if let url = redisURL {
       // Says why, where the option's range only says what.
       do {

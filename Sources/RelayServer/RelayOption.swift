@@ -195,10 +195,29 @@ public struct RelayOption: Sendable {
       isValid: { (try? RedisURL($0)) != nil }),
     text(
       "redis-prefix", \.redisPrefix, "Prefix of every Redis channel, so clusters sharing one Redis stay apart",
-      valueName: "name", unset: "touchrelay", allowed: "1 to 64 of A-Z a-z 0-9 . _ -", isValid: ClusterName.isValid),
-    text(
-      "node-id", \.nodeID, "This node's name in a cluster: in source ids, logs, metrics and /healthz",
-      valueName: "name", unset: "HOSTNAME-PID", allowed: "1 to 64 of A-Z a-z 0-9 . _ -", isValid: ClusterName.isValid),
+      valueName: "name", unset: "touchrelay", allowed: NodeID.allowed, isValid: NodeID.isValid),
+    RelayOption(
+      flag: "node-id", valueName: "name", allowed: NodeID.allowed,
+      help: "This process's name among several nodes: in its source ids with --redis, its log lines, /metrics (touchrelay_node_info) and /healthz",
+      unsetText: "HOSTNAME-PID", read: { $0.nodeID == RelayConfiguration.defaultNodeID ? nil : $0.nodeID },
+      parse: { c, s in
+        c.nodeID = s
+        return true
+      },
+      check: { NodeID.isValid($0.nodeID) }),
+    toggle(
+      "reuse-port", \.reusePort,
+      "Listen with SO_REUSEPORT, so several processes on this machine share --port and the kernel spreads connections over them"),
+    RelayOption(
+      flag: "trusted-proxy", valueName: "cidr", allowed: "IPv4 or IPv6 addresses or CIDRs",
+      help:
+        "Proxy or load balancer whose X-Forwarded-For names the client, for the per-address limit and the logs (repeat the flag, or comma-separated)",
+      unsetText: "none", read: { $0.trustedProxies.isEmpty ? nil : $0.trustedProxies.joined(separator: ",") },
+      parse: { c, s in
+        c.trustedProxies = s.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        return true
+      },
+      check: { $0.trustedProxies.allSatisfy { (try? IPNetwork($0)) != nil } }),
   ]
 
   // MARK: Kinds of option

@@ -65,7 +65,9 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("public-url")) var publicURL: String?
   @Option(help: help("redis")) var redis: String?
   @Option(help: help("redis-prefix")) var redisPrefix: String?
-  @Option(help: help("node-id")) var nodeId: String?
+  @Option(help: help("node-id")) var nodeID: String?
+  @Flag(inversion: .prefixedNo, help: help("reuse-port")) var reusePort: Bool?
+  @Option(help: help("trusted-proxy")) var trustedProxy: [String] = []
 
   @Option(
     help: ArgumentHelp(
@@ -98,7 +100,9 @@ struct TouchRelayCommand: ParsableCommand {
       "gestures": gestures.map { $0 ? "on" : "off" }, "metrics": metrics.map { $0 ? "on" : "off" },
       "compression": compression.map { $0 ? "on" : "off" }, "deflate-mem-level": deflateMemLevel,
       "write-batch-bytes": writeBatchBytes, "event-loop": eventLoop, "record": record, "public-url": publicURL,
-      "redis": redis, "redis-prefix": redisPrefix, "node-id": nodeId,
+      "redis": redis, "redis-prefix": redisPrefix,
+      "node-id": nodeID, "reuse-port": reusePort.map { $0 ? "on" : "off" },
+      "trusted-proxy": trustedProxy.isEmpty ? nil : trustedProxy.joined(separator: ","),
     ]
   }
 
@@ -172,13 +176,13 @@ struct TouchRelayCommand: ParsableCommand {
       && config.tokensFile == nil && config.jwtKeyFiles.isEmpty
     {
       Logger(label: "touch-relay").warning(
-        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens, --jwt-key"
-      )
+        "listening on \(config.host) without tokens: anyone who can reach this address can stream and watch; see --source-token, --observer-token, --tokens, --jwt-key",
+        metadata: ["node": "\(config.nodeID)"])
     }
     let url = server.url ?? "ws://\(config.host):\(listeningPort)"
     let scheme = url.hasPrefix("wss:") ? "https" : "http"
     var lines =
-      "touch-relay \(Self.version) listening on \(url) (healthz: \(scheme)\(url.drop { $0 != ":" })/healthz)\n"
+      "touch-relay \(Self.version) listening on \(url) (healthz: \(scheme)\(url.drop { $0 != ":" })/healthz), node \(config.nodeID)\n"
     // On every interface the line above names no address a phone can use: list them.
     for (interface, host) in server.networkHosts {
       lines += "  open on other devices: \(scheme)://\(host):\(listeningPort)/ (\(interface))\n"

@@ -1,4 +1,5 @@
 import ConformanceSupport
+import Logging
 import RelayCore
 import Testing
 import TouchProtocol
@@ -58,6 +59,50 @@ import TouchProtocol
     let full = h.core.admit(.source(session: "a"), address: "4.4.4.4", token: nil, origin: nil, wallClock: 0)
     #expect(full?.status == 503)
     #expect(full?.text.contains("too many connections (4)") == true)
+  }
+
+  /// A limit's refusal is logged at warning, at most once per client address a minute (server
+  /// time), and the next line says how many refusals went unlogged; each address has its own.
+  @Test func refusalsAreLoggedOncePerAddressAMinute() {
+    let h = CoreHarness { $0.limits.maxConnectionsPerAddress = 1 }
+    let src = RequestTarget.source(session: "a")
+    h.core.open(src, address: "203.0.113.5", at: 0)
+    h.core.open(src, address: "198.51.100.7", at: 0)
+    _ = h.takeActions()
+    func refusalLines(_ address: String, at t: Double) -> [LogLine] {
+      #expect(h.core.admit(src, address: address, token: nil, origin: nil, wallClock: 0, at: t)?.status == 503)
+      return h.takeActions().compactMap {
+        guard case .log(let line) = $0, line.message == "connection refused" else { return nil }
+        return line
+      }
+    }
+    let first = refusalLines("203.0.113.5", at: 1000)
+    #expect(first.count == 1)
+    #expect(first.first?.level == .warning)
+    #expect(first.first?.metadata["peer"] == "203.0.113.5")
+    #expect(first.first?.metadata["why"] == "too many connections from one address (1)")
+    #expect(first.first?.metadata["unlogged"] == "0")
+    #expect(refusalLines("203.0.113.5", at: 2000).isEmpty)
+    #expect(refusalLines("203.0.113.5", at: 60_999).isEmpty)
+    // Another address is not held back by the first one's line.
+    #expect(refusalLines("198.51.100.7", at: 30_000).count == 1)
+    let again = refusalLines("203.0.113.5", at: 61_000)
+    #expect(again.count == 1)
+    #expect(again.first?.metadata["unlogged"] == "2")
+    #expect(refusalLines("198.51.100.7", at: 61_000).isEmpty)
+  }
+
+  /// Below warning nothing is logged (and nothing kept for it).
+  @Test func refusalsAreNotLoggedAboveTheLogLevel() {
+    let h = CoreHarness {
+      $0.limits.maxConnections = 1
+      $0.logLevel = .error
+    }
+    h.core.open(.source(session: "a"), address: "x", at: 0)
+    _ = h.takeActions()
+    #expect(
+      h.core.admit(.source(session: "a"), address: "y", token: nil, origin: nil, wallClock: 0, at: 5)?.status == 503)
+    #expect(h.takeActions().isEmpty)
   }
 
   @Test func aStoppingServerRefusesEveryUpgrade() {

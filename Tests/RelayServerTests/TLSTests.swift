@@ -34,7 +34,8 @@ import Testing
     return (dir, cert, key)
   }
 
-  @Test func wssAndHttpsWorkWithTheGivenCertificate() async throws {
+  /// With lws' own listener, and with `--reuse-port`'s, whose connections lws adopts with TLS.
+  @Test(arguments: [false, true]) func wssAndHttpsWorkWithTheGivenCertificate(reusePort: Bool) async throws {
     for tool in ["/usr/bin/openssl", "/usr/bin/curl", "/usr/bin/python3"] {
       try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is needed (see .ci/run)")
     }
@@ -44,6 +45,7 @@ import Testing
     let relay = try TestRelay {
       $0.tlsCertificate = cert
       $0.tlsKey = key
+      $0.reusePort = reusePort
     }
     defer { relay.stop() }
     let (curlStatus, body) = try Self.run(

@@ -7,9 +7,13 @@ extension RelayCore {
   /// capacity. `address` is the client's, as the limits count it; `wallClock` is the request's
   /// wall-clock time in Unix seconds, which signed tokens' `exp` and `nbf` are checked against
   /// (the core has no clock: the driver reads it, so the same request always gets the same answer).
+  /// A limit's refusal is logged at warning, at most once per address a minute (`RefusalLog`)
+  /// by server time `rt` (nil: the time of the core's last event).
   public func admit(
-    _ target: RequestTarget, address: String, token: String?, origin: String?, wallClock: Double
+    _ target: RequestTarget, address: String, token: String?, origin: String?, wallClock: Double,
+    at rt: Double? = nil
   ) -> HTTPResponse? {
+    if let rt { now = rt }
     if stopping { return HTTPResponse(status: 503, body: "shutting down\n") }
     let role: Peer.Role
     switch target {
@@ -21,21 +25,33 @@ extension RelayCore {
     {
       return refusal
     }
+    guard let why = capacityRefusal(target, role: role, address: address) else { return nil }
+    if .warning >= configuration.logLevel, let unlogged = refusalLog.refused(address, at: now) {
+      log(
+        .warning, "connection refused",
+        [
+          "why": "\(why)", "status": "503", "role": "\(role.rawValue)", "session": "\(target.sessionName)",
+          "peer": "\(address)", "unlogged": "\(unlogged)",
+        ])
+    }
+    return HTTPResponse(status: 503, body: why + "\n")
+  }
+
+  /// Which limit an upgrade would exceed, as its 503 says it; nil: none.
+  private func capacityRefusal(_ target: RequestTarget, role: Peer.Role, address: String) -> String? {
     let l = configuration.limits
     if peers.count >= l.maxConnections {
-      return HTTPResponse(status: 503, body: "too many connections (\(l.maxConnections))\n")
+      return "too many connections (\(l.maxConnections))"
     }
     if peersByAddress[address, default: 0] >= l.maxConnectionsPerAddress {
-      return HTTPResponse(
-        status: 503, body: "too many connections from one address (\(l.maxConnectionsPerAddress))\n")
+      return "too many connections from one address (\(l.maxConnectionsPerAddress))"
     }
     let session = sessions[target.sessionName]
     if session == nil, sessions.count >= l.maxSessions {
-      return HTTPResponse(status: 503, body: "too many sessions (\(l.maxSessions))\n")
+      return "too many sessions (\(l.maxSessions))"
     }
     if role == .observer, let session, session.observers.count >= l.maxObserversPerSession {
-      return HTTPResponse(
-        status: 503, body: "too many observers in this session (\(l.maxObserversPerSession))\n")
+      return "too many observers in this session (\(l.maxObserversPerSession))"
     }
     return nil
   }

@@ -32,8 +32,9 @@ func relayCallback(
       return HTTPResponse(status: 400, body: why + "\n").send(on: wsi) ? 1 : -1
     case .success(let target):
       let refusal = core.admit(
-        target, address: LWSRequest.peer(of: wsi), token: LWSRequest.token(of: wsi, args: args),
-        origin: LWSRequest.header(WSI_TOKEN_ORIGIN, of: wsi), wallClock: WallClock.nowSeconds())
+        target, address: LWSRequest.client(of: wsi, trusting: driver.trustedProxies),
+        token: LWSRequest.token(of: wsi, args: args),
+        origin: LWSRequest.header(WSI_TOKEN_ORIGIN, of: wsi), wallClock: WallClock.nowSeconds(), at: driver.now())
       guard let refusal else { return 0 }
       return refusal.send(on: wsi) ? 1 : -1
     }
@@ -52,7 +53,8 @@ func relayCallback(
     }
     // The token again, for a signed token's expiry (see `RelayCore.scheduleTokenExpiry`).
     let peer = core.open(
-      target, address: LWSRequest.peer(of: wsi), token: LWSRequest.token(of: wsi, args: args),
+      target, address: LWSRequest.client(of: wsi, trusting: driver.trustedProxies),
+      token: LWSRequest.token(of: wsi, args: args),
       wallClock: WallClock.nowSeconds(), at: driver.now())
     let link = LWSPeer(wsi: wsi, peer: peer, batchesWrites: driver.config.writeBatchBytes > 0 && !deflate)
     // The wsi holds the driver's peer until LWS_CALLBACK_CLOSED.
@@ -94,7 +96,8 @@ func relayCallback(
     return 0
 
   case LWS_CALLBACK_HTTP:
-    let response = driver.routes.respond(to: LWSRequest.request(of: wsi), at: driver.now())
+    let response = driver.routes.respond(
+      to: LWSRequest.request(of: wsi, trusting: driver.trustedProxies), at: driver.now())
     guard response.send(on: wsi) else { return -1 }
     return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
 

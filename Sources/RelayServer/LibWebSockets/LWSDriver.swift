@@ -46,6 +46,16 @@ final class LWSDriver {
   let clockOffset: Double
   /// The cluster bus, with `--redis`.
   var bus: RedisBus?
+  /// `--reuse-port`: our own listening socket, and the vhost its connections are handed to
+  /// (see `SharedListener`).
+  var sharedListener: Int32?
+  /// The listening socket's wsi, until shutdown closes it.
+  var sharedListenerWSI: OpaquePointer?
+  var vhost: OpaquePointer?
+  /// `--trusted-proxy`: whose `X-Forwarded-For` names the client.
+  let trustedProxies: TrustedProxies
+  /// When an accept error was last logged (one a second at most: the socket stays readable).
+  var acceptErrorLoggedAt: Double = -.infinity
 
   init(config: RelayConfiguration, access: AccessPolicy, logger: Logger, eventLoop: UnsafeMutableRawPointer?) {
     self.config = config
@@ -56,9 +66,11 @@ final class LWSDriver {
     rules.logLevel = logger.logLevel
     clockOffset = rules.cluster == nil ? 0 : WallClock.nowSeconds() * 1000 - MonotonicClock.nowMs()
     core = RelayCore(configuration: rules, access: access, at: MonotonicClock.nowMs() + clockOffset)
-    metrics = RelayMetrics()
+    metrics = RelayMetrics(nodeID: config.nodeID)
     if config.metrics { core.engineTiming = EngineStopwatch(metrics.engineTime) }
     routes = HTTPRoutes(core: core, config: config, metrics: metrics)
+    // Checked by `RelayConfiguration.validate()` before the server starts.
+    trustedProxies = TrustedProxies(config.trustedProxies.compactMap { try? IPNetwork($0) })
     batch = FrameBatch(headroom: Int(tr_lws_pre()))
     let me = Unmanaged.passUnretained(self).toOpaque()
     wakeTimer = RelayTimer(loop: eventLoop, owner: me, fire: coreWakeFired)
@@ -201,6 +213,7 @@ final class LWSDriver {
   func checkStop() {
     guard server?.isStopRequested == true, !core.stopping else { return }
     core.requestShutdown(at: now())
+    stopListening()
   }
 }
 

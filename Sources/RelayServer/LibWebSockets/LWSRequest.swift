@@ -24,12 +24,13 @@ enum LWSRequest {
   }
 
   /// The request as the HTTP routes see it.
-  static func request(of wsi: OpaquePointer) -> HTTPRequest {
+  static func request(of wsi: OpaquePointer, trusting proxies: TrustedProxies) -> HTTPRequest {
     let (path, args) = target(of: wsi)
     let host = header(WSI_TOKEN_HOST, of: wsi, max: 1024)
     return HTTPRequest(
       path: path, args: args, host: host, isTLS: lws_is_ssl(wsi) != 0, token: token(of: wsi, args: args),
-      origin: header(WSI_TOKEN_ORIGIN, of: wsi), peer: peer(of: wsi), wallClock: WallClock.nowSeconds())
+      origin: header(WSI_TOKEN_ORIGIN, of: wsi), peer: client(of: wsi, trusting: proxies),
+      wallClock: WallClock.nowSeconds())
   }
 
   /// A request header's value, or nil when absent (or longer than `max`).
@@ -50,7 +51,15 @@ enum LWSRequest {
     return String(parts[1]).trimmingCharacters(in: .whitespaces)
   }
 
-  /// The client's address.
+  /// The client's address, as the limits count it and the logs name it: the peer's, or from a
+  /// trusted proxy the one its `X-Forwarded-For` names (see `TrustedProxies`).
+  static func client(of wsi: OpaquePointer, trusting proxies: TrustedProxies) -> String {
+    let peer = peer(of: wsi)
+    guard !proxies.networks.isEmpty else { return peer }
+    return proxies.client(peer: peer, forwardedFor: header(WSI_TOKEN_X_FORWARDED_FOR, of: wsi))
+  }
+
+  /// The address the connection comes from.
   static func peer(of wsi: OpaquePointer) -> String {
     var buf = [CChar](repeating: 0, count: 128)
     guard lws_get_peer_simple(wsi, &buf, buf.count) != nil else { return "?" }

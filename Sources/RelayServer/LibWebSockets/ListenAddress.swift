@@ -118,7 +118,7 @@ struct ListenAddress: Equatable {
 
   /// The interface's first IPv4 address, else its first IPv6 one that is not link-local (a
   /// link-local one needs a zone in a URL).
-  private static func interfaceAddress(_ name: String) -> String? {
+  static func interfaceAddress(_ name: String) -> String? {
     let mine = interfaceAddresses().filter { $0.name == name }
     return
       (mine.first { $0.family == AF_INET }

@@ -43,7 +43,10 @@ public final class RelayServer: Sendable {
 
   public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
     self.configuration = configuration
-    self.logger = logger
+    // Every line names the node, so the logs of several read apart once gathered.
+    var named = logger
+    named[metadataKey: "node"] = "\(configuration.nodeID)"
+    self.logger = named
   }
 
   /// The port it listens on, once started.
@@ -108,9 +111,13 @@ public final class RelayServer: Sendable {
     redisTarget = redis
     address.withLock { $0 = listenAddress }
     initialPolicy.withLock { $0 = policy }
+    // Bound here, so a port taken is a start-up error that says why.
+    let shared =
+      configuration.reusePort
+      ? try SharedListener.open(listenAddress, host: configuration.host, port: configuration.port) : nil
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
-      self.serviceThread(ready: ready, address: listenAddress)
+      self.serviceThread(ready: ready, address: listenAddress, shared: shared)
     }
     thread.name = "lws-service"
     thread.start()
@@ -118,7 +125,8 @@ public final class RelayServer: Sendable {
     guard let port = port else {
       finished.wait()
       let why =
-        listenAddress.bindError(port: configuration.port)
+        (shared != nil ? "libwebsockets could not adopt the shared listening socket (see its log line above)" : nil)
+        ?? listenAddress.bindError(port: configuration.port)
         ?? (configuration.tlsCertificate != nil
           ? "libwebsockets could not set up TLS with --cert and --key (are both PEM files, and is the key the certificate's?)"
           : "libwebsockets could not create the listener (its log line above says why)")
@@ -162,21 +170,27 @@ public final class RelayServer: Sendable {
 
   // MARK: - The service thread
 
-  private func serviceThread(ready: DispatchSemaphore, address: ListenAddress) {
+  private func serviceThread(ready: DispatchSemaphore, address: ListenAddress, shared: SharedListener?) {
     let resources = ContextResources(configuration: configuration, address: address)
+    // Adopted by lws, which closes it with the context; closed here if it never was.
+    var sharedAdopted = false
     defer {
       // Last: the relay (and every timer on the loop) is gone by now.
       resources.release()
+      if let shared, !sharedAdopted { close(shared.fd) }
       finished.signal()
     }
-    serve(resources, ready: ready)
+    serve(resources, shared: shared, adopted: &sharedAdopted, ready: ready)
   }
 
-  private func serve(_ resources: ContextResources, ready: DispatchSemaphore) {
+  private func serve(
+    _ resources: ContextResources, shared: SharedListener?, adopted: inout Bool, ready: DispatchSemaphore
+  ) {
     let driver = LWSDriver(
       config: configuration, access: initialPolicy.withLock { $0 }, logger: logger, eventLoop: resources.eventLoop)
     var info = lws_context_creation_info()
-    info.port = Int32(configuration.port)
+    // `--reuse-port`: no listener of lws' own; connections come from `SharedListener`.
+    info.port = shared == nil ? Int32(configuration.port) : CONTEXT_PORT_NO_LISTEN_SERVER
     info.iface = UnsafePointer(resources.iface)
     info.protocols = UnsafePointer(resources.protocols)
     if configuration.compression { info.extensions = UnsafePointer(resources.extensions) }
@@ -215,12 +229,32 @@ public final class RelayServer: Sendable {
       ready.signal()
       return
     }
+    // Before anything else is on the loop, so a failure here has only the context to undo.
+    if let shared {
+      var descriptor = lws_sock_file_fd_type()
+      descriptor.filefd = shared.fd
+      let vhost = lws_get_vhost_by_name(context, "default")
+      guard let vhost,
+        let listenerWSI = lws_adopt_descriptor_vhost(
+          vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, SharedListener.protocolName, nil)
+      else {
+        // lws closed the socket if it tried.
+        adopted = vhost != nil
+        lws_context_destroy(context)
+        ready.signal()
+        return
+      }
+      adopted = true
+      driver.vhost = vhost
+      driver.sharedListener = shared.fd
+      driver.sharedListenerWSI = listenerWSI
+    }
     driver.context = context
     driver.server = self
     if let redis = redisTarget {
       let bus = RedisBus(
         driver: driver, url: redis.url, address: redis.address, prefix: configuration.effectiveRedisPrefix,
-        node: driver.core.cluster?.node ?? configuration.effectiveNodeID)
+        node: driver.core.cluster?.node ?? configuration.nodeID)
       driver.bus = bus
       driver.metrics.bus = bus
       bus.start()
@@ -231,7 +265,7 @@ public final class RelayServer: Sendable {
       driver.heartbeat()
     }
     let vhost = lws_get_vhost_by_name(context, "default")
-    let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
+    let port = shared?.port ?? vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
     contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
     listening.withLock { $0 = port }
     ready.signal()
@@ -264,6 +298,7 @@ private final class ContextResources {
   let ipv6: Bool
   let protocolName: UnsafeMutablePointer<CChar>
   let redisProtocolName: UnsafeMutablePointer<CChar>
+  let listenerName = strdup(SharedListener.protocolName)!
   let protocols: UnsafeMutablePointer<lws_protocols>
   let extensionName: UnsafeMutablePointer<CChar>
   let extensionOffer: UnsafeMutablePointer<CChar>
@@ -286,7 +321,7 @@ private final class ContextResources {
     iface = address.iface.map { strdup($0) }
     ipv6 = address.ipv6
     protocolName = strdup(TouchProtocol.protocolName)
-    protocols = .allocate(capacity: 3)
+    protocols = .allocate(capacity: 4)
     // The first protocol also serves plain HTTP and peers that ask for no subprotocol.
     var p = lws_protocols()
     p.name = UnsafePointer(protocolName)
@@ -301,7 +336,12 @@ private final class ContextResources {
     redis.callback = redisCallback
     redis.rx_buffer_size = 64 * 1024
     (protocols + 1).initialize(to: redis)
-    (protocols + 2).initialize(to: lws_protocols())
+    var listener = lws_protocols()
+    listener.name = UnsafePointer(listenerName)
+    listener.callback = listenerCallback
+    // Listed only with --reuse-port (the list ends at the first empty entry).
+    (protocols + 2).initialize(to: c.reusePort ? listener : lws_protocols())
+    (protocols + 3).initialize(to: lws_protocols())
     extensionName = strdup("permessage-deflate")
     extensionOffer = strdup("permessage-deflate; client_no_context_takeover; client_max_window_bits")
     extensions = .allocate(capacity: 2)
@@ -325,6 +365,7 @@ private final class ContextResources {
     free(key)
     free(protocolName)
     free(redisProtocolName)
+    free(listenerName)
     free(extensionName)
     free(extensionOffer)
     protocols.deallocate()

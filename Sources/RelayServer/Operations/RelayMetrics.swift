@@ -26,7 +26,10 @@ final class RelayMetrics {
   /// (the 1st, 17th, ... frame the server takes in).
   let engineTime: Metrics.Timer
 
-  init() {
+  /// `touchrelay_node_info{node="..."} 1`: which node a scrape came from, to join on.
+  private let nodeInfo: Metrics.Gauge
+
+  init(nodeID: String) {
     var f = PrometheusMetricsFactory(registry: registry)
     let micro: [Duration] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000].map { .microseconds($0) }
     let milli: [Duration] = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000].map {
@@ -47,6 +50,8 @@ final class RelayMetrics {
     deliveryLatency = Metrics.Timer(label: "touchrelay_delivery_latency_seconds", factory: f)
     engineTime = Metrics.Timer(label: "touchrelay_engine_duration_seconds", factory: f)
     busDelay = Metrics.Timer(label: "touchrelay_bus_delay_seconds", factory: f)
+    nodeInfo = Metrics.Gauge(label: "touchrelay_node_info", dimensions: [("node", nodeID)], factory: f)
+    nodeInfo.record(1)
   }
 
   /// Cluster: from a record's `rt` on its node to its arrival here (one per data message).

@@ -1,0 +1,60 @@
+import CLibWebSockets
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension LWSDriver {
+  /// `--reuse-port`: accepts every connection waiting on the shared listening socket and hands
+  /// each to lws as its own listener would (HTTP first, WebSocket by upgrade; TLS when the
+  /// vhost has it). Admission is unchanged: limits are checked on the upgrade, as before.
+  func acceptShared() {
+    guard let listener = sharedListener, let vhost else { return }
+    var type = LWS_ADOPT_SOCKET.rawValue | LWS_ADOPT_HTTP.rawValue
+    if config.tlsCertificate != nil { type |= LWS_ADOPT_ALLOW_SSL.rawValue }
+    while true {
+      let fd = tr_accept4(listener, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+      if fd < 0 {
+        let e = errno
+        if e == EINTR || e == ECONNABORTED { continue }
+        if e != EAGAIN && e != EWOULDBLOCK { acceptFailed(e) }
+        return
+      }
+      // While shutting down, new sockets are refused outright (as LWS_CALLBACK_FILTER_NETWORK_CONNECTION does).
+      if core.stopping {
+        close(fd)
+        continue
+      }
+      // As lws' listener: small messages leave at once.
+      var on: Int32 = 1
+      _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+      var descriptor = lws_sock_file_fd_type()
+      descriptor.sockfd = fd
+      // On failure lws has closed the socket (and logged why).
+      _ = lws_adopt_descriptor_vhost(vhost, lws_adoption_type(rawValue: type), descriptor, nil, nil)
+    }
+  }
+
+  /// On shutdown the shared socket closes at once, so the kernel sends new connections to the
+  /// other nodes on the port while this one drains (lws' own listener stays open, and new
+  /// sockets are refused there).
+  /// `shutdown` takes the socket out of the port's group now (lws' timeouts run once a
+  /// second); the readiness that follows makes lws close it (see `listenerCallback`).
+  func stopListening() {
+    guard let wsi = sharedListenerWSI, let fd = sharedListener else { return }
+    sharedListenerWSI = nil
+    sharedListener = nil
+    shutdown(fd, Int32(SHUT_RDWR))
+    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+  }
+
+  /// Out of descriptors or memory: lws' listener logs and waits for the next readiness; so
+  /// do we, once a second at most.
+  private func acceptFailed(_ e: Int32) {
+    let t = now()
+    guard t - acceptErrorLoggedAt >= 1000 else { return }
+    acceptErrorLoggedAt = t
+    logger.error("cannot accept a connection", metadata: ["error": "\(String(cString: strerror(e)))"])
+  }
+}
