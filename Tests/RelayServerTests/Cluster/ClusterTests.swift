@@ -287,3 +287,45 @@ import TouchRelayClient
     for ws in [obs, pa, pc] { await ws.close() }
   }
 }
+
+/// The deployment page's first layout: two nodes on one machine and one port (`--reuse-port`),
+/// one Redis. Whichever node the kernel hands a connection to, the session is the same.
+@Suite(.serialized) struct SharedPortClusterTests {
+  @Test func twoNodesOnOnePortServeOneSession() async throws {
+    let redis = try TestRedis()
+    let port = try freeLoopbackPort()
+    let shared = ["--port", "\(port)", "--reuse-port"]
+    let nodes = try ["A", "B"].map { try TestNode($0, redis: redis, extra: shared) }
+    #expect(nodes.allSatisfy { $0.port == port })
+    // Both up and meshed, as seen through the shared port (each answer is one node's).
+    var views: [String: Bool] = [:]
+    let deadline = ContinuousClock.now + TestTime.seconds(10)
+    while views.count < 2 || views.values.contains(false), ContinuousClock.now < deadline {
+      let h = try await nodes[0].health()
+      if let node = h["cluster"]?["node"]?.stringValue {
+        let heard = h["cluster"]?["nodes"]?.arrayValue?.count ?? 0
+        views[node] = h["cluster"]?["bus"]?.stringValue == "up" && heard == 1
+      }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(views == ["A": true, "B": true], "\(views)")
+    try await Task.sleep(for: .milliseconds(300))
+    // Observers until both nodes have some (the kernel spreads them).
+    var observers: [(WebSocketConnection, String)] = []
+    while Set(observers.map(\.1)).count < 2, observers.count < 40 {
+      let (ws, welcome) = try await nodes[0].observer("shared", query: "raw=1")
+      observers.append((ws, welcome["cluster"]?["node"]?.stringValue ?? "?"))
+    }
+    #expect(Set(observers.map(\.1)) == ["A", "B"])
+    let (phone, id) = try await nodes[0].source("shared", hello: ClusterTests.hello)
+    for f in ClusterTests.tapFrames(2) { try await phone.send(text: f) }
+    for (ws, node) in observers {
+      let got = try await ws.collect { $0.type == "touches" && $0["seq"]?.intValue == 4 }
+      #expect(
+        got.filter { $0.type == "touches" && $0["source"]?.stringValue == id }.count == 4,
+        "an observer on \(node) missed touches of \(id): \(got)")
+      await ws.close()
+    }
+    await phone.close()
+  }
+}
