@@ -12,9 +12,6 @@ public struct ClusterRules: Sendable {
   /// A source another node reported dropped is held this much longer than the resume window
   /// before this node gives up on hearing its `left` (its node may have died meanwhile).
   public var departedGrace: Double = 2000
-  /// A data message is handed to the driver once it holds this many bytes, without waiting for
-  /// the end of the loop iteration.
-  public var batchBytes = 256 * 1024
 
   public init(node: String, epoch: UInt64) {
     self.node = node

@@ -12,11 +12,7 @@ extension RelayCore {
   // MARK: - What this node publishes
 
   /// The data message to publish on this node's channel, if records are waiting.
-  public func takeBusData() -> [UInt8]? {
-    guard let cluster else { return nil }
-    guard let bytes = cluster.outbox.take() else { return nil }
-    return bytes
-  }
+  public func takeBusData() -> [UInt8]? { cluster?.outbox.take() }
 
   /// Bytes waiting for `takeBusData`.
   public var busDataPending: Int { cluster?.outbox.byteCount ?? 0 }
