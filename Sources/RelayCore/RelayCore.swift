@@ -246,7 +246,9 @@ public final class RelayCore {
       take(frame, from: peer, state, rt: rt)
     case .frames(let samples):
       guard let state else { return }
-      // As if each sample came in a `frame` message of its own, in order, at the same time.
+      // As if each sample came in a `frame` message of its own, in order, at the same time;
+      // the engine's timer is armed once, from the newest sample's clock offset (an older
+      // sample's, all arriving at one `rt`, would map its deadline later by the samples' span).
       for sample in samples {
         switch sample {
         case .failure(let e): sendError(e, to: peer)
@@ -254,18 +256,20 @@ public final class RelayCore {
           if let rejection = state.validator.accept(sample: frame) {
             sendError(rejection, to: peer)
           } else {
-            take(frame, from: peer, state, rt: rt)
+            take(frame, from: peer, state, rt: rt, arming: false)
           }
         }
       }
+      arm(peer, state)
     case .control(let c):
       guard let state, admitsControl(from: peer, at: rt) else { return }
       applyControl(c, to: peer, state: state, rt: rt, requester: peer)
     }
   }
 
-  /// A frame that passed the validator: through the rate limit to the raw observers and the engine.
-  private func take(_ frame: Frame, from peer: Peer, _ state: SourceState, rt: Double) {
+  /// A frame that passed the validator: through the rate limit to the raw observers and the
+  /// engine; `arming`: re-arm the source's timer after it (see `arm`).
+  private func take(_ frame: Frame, from peer: Peer, _ state: SourceState, rt: Double, arming: Bool = true) {
     // A refused frame has advanced the validator's state, as any frame the source sent; the
     // engine treats fingers missing from the next frame as cancelled.
     guard admitsFrame(frame, from: peer, state, at: rt) else { return }
@@ -284,7 +288,7 @@ public final class RelayCore {
     let out = state.engine.process(frame, scratch: &frameScratch)
     timing?.stop(started: started)
     deliver(out, from: peer, origin: origin)
-    arm(peer, state)
+    if arming { arm(peer, state) }
   }
 
   private func handleObserverControl(_ c: Control, from peer: Peer, rt: Double) {

@@ -91,6 +91,28 @@ import TouchProtocol
     #expect(pans.last?["translation"]?["x"]?.number == 80)
   }
 
+  /// A timer armed by a `frames` message maps device time to server time with the newest
+  /// sample's offset: a long press (500 ms) begun at t = 0 in a message whose last sample is
+  /// t = 12, arriving at server time 100, is due at 500 + (100 − 12) = 588, not 600.
+  @Test func aTimerIsArmedFromTheNewestSample() throws {
+    let h = CoreHarness()
+    let (obs, _) = try h.observer("s", ObserverFilter(raw: false))
+    let (src, _) = try h.source("s")
+    _ = h.take(obs)
+    h.send(
+      Self.frames([
+        (1, 0, [(1, "began", 200, 200)]), (2, 4, [(1, "stationary", 200, 200)]),
+        (3, 8, [(1, "stationary", 200, 200)]), (4, 12, [(1, "stationary", 200, 200)]),
+      ]), from: src, at: 100)
+    h.tick(at: 587.5)
+    let early = h.take(obs).filter { $0["gesture"]?.string == "longpress" }
+    #expect(early.isEmpty)
+    h.tick(at: 588)
+    let began = h.take(obs).filter { $0["gesture"]?.string == "longpress" }
+    #expect(began.map { $0["state"]?.string } == ["began"])
+    #expect(began.first?["t"]?.number == 500)
+  }
+
   /// Each sample takes one token of `maxFramesPerSecond`; the excess is refused and reported
   /// as for frames.
   @Test func samplesCountAgainstTheRateOneByOne() throws {
