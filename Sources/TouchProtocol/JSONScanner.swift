@@ -28,6 +28,12 @@ struct JSONScanner {
   let bytes: UnsafeRawBufferPointer
   var index: Int = 0
   let maxDepth: Int
+  /// While set, a NaN/Infinity spelling or an overflowing number is noted in `nonFinite` and
+  /// read as a value instead of thrown: one sample of a `frames` message is refused for it,
+  /// not the whole message.
+  var noteNonFinite = false
+  /// The first non-finite word read while `noteNonFinite` was set.
+  var nonFinite: String?
 
   init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
     self.bytes = bytes
@@ -49,12 +55,18 @@ struct JSONScanner {
   @inline(__always)
   func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
+  // Inlined, with the error made out of line: it runs for every bracket, colon and string of
+  // a frame, and as a call it cost more than its work.
+  @inline(__always)
   mutating func expect(_ byte: UInt8) throws(Failure) {
     skipWhitespace()
-    guard index < bytes.count, bytes[index] == byte else {
-      throw .syntax("expected '\(Character(Unicode.Scalar(byte)))' at byte \(index)")
-    }
+    guard index < bytes.count, bytes[index] == byte else { throw expected(byte) }
     index += 1
+  }
+
+  @inline(never)
+  private func expected(_ byte: UInt8) -> Failure {
+    .syntax("expected '\(Character(Unicode.Scalar(byte)))' at byte \(index)")
   }
 
   /// What the next value is, judged by its first byte (after whitespace).
@@ -227,13 +239,21 @@ struct JSONScanner {
   }
 
   /// True if an unescaped string token equals `literal` (compared byte for byte).
+  // Inlined: every member name of a frame is compared with several literals, most of them
+  // settled by the length alone; an escaped name takes the slow path out of line.
+  @inline(__always)
   func equals(_ raw: RawString, _ literal: StaticString) -> Bool {
-    if raw.escaped { return string(raw) == literal.description }
+    if raw.escaped { return escapedEquals(raw, literal) }
     let n = raw.end - raw.start
     guard n == literal.utf8CodeUnitCount else { return false }
     let lit = literal.utf8Start
     for k in 0..<n where bytes[raw.start + k] != lit[k] { return false }
     return true
+  }
+
+  @inline(never)
+  private func escapedEquals(_ raw: RawString, _ literal: StaticString) -> Bool {
+    string(raw) == literal.description
   }
 
   /// Reads a number token. Exact for the common case (up to 19 significant digits and a small
@@ -245,6 +265,7 @@ struct JSONScanner {
     if index < bytes.count, isAlpha(bytes[index]) {
       index = start
       try skipNonFinite()
+      return .nan
     }
     var mantissa: UInt64 = 0
     var digits = 0
@@ -305,7 +326,8 @@ struct JSONScanner {
     slow = true
     let value = strtodSlice(start, index)
     guard value.isFinite else {
-      throw .nonFinite(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+      try refuseNonFinite(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+      return value
     }
     return value
   }
@@ -325,15 +347,21 @@ struct JSONScanner {
     }
   }
 
-  /// Consumes a NaN/Infinity spelling (NaN, -NaN, Infinity, -Infinity, Inf, nan...) and throws.
+  /// Consumes a NaN/Infinity spelling (NaN, -NaN, Infinity, -Infinity, Inf, nan...) and throws
+  /// (or, under `noteNonFinite`, notes it and returns); any other word is a syntax error.
   mutating func skipNonFinite() throws(Failure) {
     let start = index
     if peek() == UInt8(ascii: "-") || peek() == UInt8(ascii: "+") { index += 1 }
     while index < bytes.count, isAlpha(bytes[index]) { index += 1 }
     let word = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     let bare = word.trimmingPrefix { $0 == "-" || $0 == "+" }.lowercased()
-    if bare == "nan" || bare == "infinity" || bare == "inf" { throw .nonFinite(word) }
+    if bare == "nan" || bare == "infinity" || bare == "inf" { return try refuseNonFinite(word) }
     throw .syntax("unexpected '\(word)' at byte \(start)")
+  }
+
+  private mutating func refuseNonFinite(_ word: String) throws(Failure) {
+    guard noteNonFinite else { throw .nonFinite(word) }
+    if nonFinite == nil { nonFinite = word }
   }
 
   /// Consumes any value, validating it.
@@ -355,7 +383,7 @@ struct JSONScanner {
     case .nonFinite: try skipNonFinite()
     case .invalid:
       if atEnd { throw .syntax("unexpected end of input") }
-      if isAlpha(bytes[index]) { try skipNonFinite() }
+      if isAlpha(bytes[index]) { return try skipNonFinite() }
       throw .syntax("unexpected byte 0x\(String(bytes[index], radix: 16)) at \(index)")
     }
   }
@@ -370,7 +398,10 @@ struct JSONScanner {
     if matchWord("true") { return true }
     if matchWord("false") { return false }
     if matchWord("null") { return nil }
-    if let c = peek(), isAlpha(c) { try skipNonFinite() }
+    if let c = peek(), isAlpha(c) {
+      try skipNonFinite()
+      return nil
+    }
     throw .syntax("bad literal at byte \(index)")
   }
 

@@ -16,17 +16,50 @@ public enum ClientMessageEncoder {
     w.withUnsafeBytes { _ = buffer.writeBytes($0) }
   }
 
+  /// A `frames` message: several samples, oldest first.
+  public static func frames(_ frames: [Frame]) -> [UInt8] {
+    var w = JSONWriter(capacity: 32 + frames.reduce(0) { $0 + 40 + 72 * $1.touches.count })
+    write(frames, &w)
+    return w.bytes
+  }
+
+  public static func frames(_ frames: [Frame], into buffer: inout ByteBuffer) {
+    var w = JSONWriter(capacity: 32 + frames.reduce(0) { $0 + 40 + 72 * $1.touches.count })
+    write(frames, &w)
+    w.withUnsafeBytes { _ = buffer.writeBytes($0) }
+  }
+
   private static func write(_ frame: Frame, _ w: inout JSONWriter) {
     w.beginObject()
     w.key("type")
     w.string("frame")
+    writeBody(frame, &w)
+    w.endObject()
+  }
+
+  private static func write(_ frames: [Frame], _ w: inout JSONWriter) {
+    w.beginObject()
+    w.key("type")
+    w.string("frames")
+    w.key("frames")
+    w.beginArray()
+    for frame in frames {
+      w.beginObject()
+      writeBody(frame, &w)
+      w.endObject()
+    }
+    w.endArray()
+    w.endObject()
+  }
+
+  /// A frame's members but `type`: a `frame` message's, or one sample of `frames`.
+  private static func writeBody(_ frame: Frame, _ w: inout JSONWriter) {
     w.key("seq")
     w.int(frame.seq)
     w.key("t")
     w.number(frame.t)
     w.key("touches")
     ServerMessage.write(frame.touches, &w)
-    w.endObject()
   }
 
   /// `hello` through Foundation: rare, and Hello is Codable (nil fields are left out).
