@@ -16,17 +16,41 @@ public enum ClientMessageEncoder {
     w.withUnsafeBytes { _ = buffer.writeBytes($0) }
   }
 
+  /// Several samples in one `frames` message, oldest first (each element a `frame` body).
+  public static func frames(_ frames: some Collection<Frame>, into buffer: inout ByteBuffer) {
+    var w = JSONWriter(capacity: 32 + frames.reduce(0) { $0 + 40 + 72 * $1.touches.count })
+    w.beginObject()
+    w.key("type")
+    w.string("frames")
+    w.key("frames")
+    w.beginArray()
+    for frame in frames { writeBody(frame, &w) }
+    w.endArray()
+    w.endObject()
+    w.withUnsafeBytes { _ = buffer.writeBytes($0) }
+  }
+
   private static func write(_ frame: Frame, _ w: inout JSONWriter) {
     w.beginObject()
     w.key("type")
     w.string("frame")
+    members(frame, &w)
+    w.endObject()
+  }
+
+  private static func writeBody(_ frame: Frame, _ w: inout JSONWriter) {
+    w.beginObject()
+    members(frame, &w)
+    w.endObject()
+  }
+
+  private static func members(_ frame: Frame, _ w: inout JSONWriter) {
     w.key("seq")
     w.int(frame.seq)
     w.key("t")
     w.number(frame.t)
     w.key("touches")
     ServerMessage.write(frame.touches, &w)
-    w.endObject()
   }
 
   /// `hello` through Foundation: rare, and Hello is Codable (nil fields are left out).

@@ -22,6 +22,9 @@ public struct WebSocketConfiguration: Sendable {
   public var autoRead: Bool = true
   /// SO_RCVBUF before connecting; small values make a non-reading peer back up sooner.
   public var receiveBufferSize: Int? = nil
+  /// SO_SNDBUF before connecting; fixing it stops the kernel growing it, so writes to a peer
+  /// that stopped reading back up into the client's own buffers soon.
+  public var sendBufferSize: Int? = nil
   public var noDelay: Bool = true
 
   public init() {}

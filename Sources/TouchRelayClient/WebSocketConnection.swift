@@ -82,6 +82,9 @@ public final class WebSocketConnection: Sendable {
     if let size = c.receiveBufferSize {
       bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(size))
     }
+    if let size = c.sendBufferSize {
+      bootstrap = bootstrap.channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
+    }
     let pending = try await bootstrap.connect(host: url.host, port: url.port) { channel in
       channel.eventLoop.makeCompletedFuture {
         let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: c.maxFrameSize) {
