@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "TouchProtocol", targets: ["TouchProtocol"]),
     .library(name: "GestureEngine", targets: ["GestureEngine"]),
     .library(name: "SignedTokens", targets: ["SignedTokens"]),
+    .library(name: "TouchRelayKit", targets: ["TouchRelayKit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -95,6 +96,17 @@ let package = Package(
         .product(name: "NIOWebSocket", package: "swift-nio"),
       ]
     ),
+    // The client library for apps: a source (samples, bounded buffer, resume) and an observer
+    // (typed messages, reconnect), on top of TouchRelayClient's connection. Never the server's.
+    .target(
+      name: "TouchRelayKit",
+      dependencies: [
+        "TouchProtocol", "TouchRelayClient",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+      ]
+    ),
     .executableTarget(
       name: "touch-load",
       dependencies: [
@@ -124,6 +136,7 @@ let package = Package(
       ]
     ),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
+    .testTarget(name: "TouchRelayKitTests", dependencies: ["TouchRelayKit", "TouchProtocol", "TouchRelayClient"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
     // Reading back the HTML and SVG the tools write (well-formed XML), for their tests.
     .target(name: "MarkupReading", path: "Tests/MarkupReading"),
@@ -146,7 +159,7 @@ let package = Package(
       name: "RelayServerTests",
       dependencies: [
         "RelayServer", "RelayCore", "TouchProtocol", "GestureEngine", "TouchRelayClient", "ConformanceSupport",
-        "SignedTokens",
+        "SignedTokens", "TouchRelayKit",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
