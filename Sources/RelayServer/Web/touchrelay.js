@@ -356,7 +356,8 @@ function point(id, phase, p) {
 export function attachPointers(element, src, onChange) {
   const local = (e) => {
     const r = element.getBoundingClientRect();
-    return { x: e.clientX - r.left, y: e.clientY - r.top, force: e.pressure || undefined };
+    // A pen's pressure means something; a mouse's (0.5 while pressed) and most touch screens' do not.
+    return { x: e.clientX - r.left, y: e.clientY - r.top, force: e.pointerType === "pen" ? e.pressure : undefined };
   };
   const coalesced = (e) => {
     const list = typeof e.getCoalescedEvents === "function" ? e.getCoalescedEvents() : [];
