@@ -31,6 +31,8 @@ public final class RelayObserver: AsyncSequence, Sendable {
     var paused = false
     var closed = false
     var reconnects = 0
+    /// Set when a drop starts the reconnecting; the next welcome counts the reconnect.
+    var reconnecting = false
   }
 
   let connector: RelayConnector
@@ -60,7 +62,7 @@ public final class RelayObserver: AsyncSequence, Sendable {
   /// The sources present and their latest scene states, as of the messages received so far
   /// (not only those read from the sequence).
   public var session: SessionState { state.withLockedValue { $0.session } }
-  /// Connections opened after the first.
+  /// Connections welcomed after the first.
   public var reconnects: Int { state.withLockedValue { $0.reconnects } }
 
   /// Connects and returns once the socket is open; the `welcome` is the sequence's first
@@ -122,6 +124,10 @@ public final class RelayObserver: AsyncSequence, Sendable {
         message = .error(RelayError(code: "unreadable", message: error.description))
       }
       let pause: WebSocketConnection? = state.withLockedValue { s in
+        if case .welcome = message, s.reconnecting {
+          s.reconnecting = false
+          s.reconnects += 1
+        }
         s.session.apply(message)
         s.unread += 1
         guard s.unread >= configuration.highWater, !s.paused, let c = s.connection else { return nil }
@@ -134,6 +140,7 @@ public final class RelayObserver: AsyncSequence, Sendable {
       let reconnect: Bool = state.withLockedValue { s in
         guard s.generation == generation, !s.closed else { return false }
         s.connection = nil
+        s.reconnecting = true
         return true
       }
       guard reconnect else { return }
@@ -162,7 +169,6 @@ public final class RelayObserver: AsyncSequence, Sendable {
       attempt += 1
       do {
         try await connect()
-        state.withLockedValue { $0.reconnects += 1 }
         return
       } catch {
         if RelayConnector.isFinal(error) {

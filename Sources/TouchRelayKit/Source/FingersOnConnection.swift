@@ -7,11 +7,13 @@ import TouchProtocol
 /// `unknown_touch`).
 struct FingersOnConnection {
   private var down: Set<Int64> = []
+  /// Reused for every frame, so a frame costs no set allocation.
+  private var nowDown: Set<Int64> = []
 
   mutating func prepare(_ frame: Frame) -> Frame {
     var out = frame
     out.touches.removeAll(keepingCapacity: true)
-    var nowDown: Set<Int64> = []
+    nowDown.removeAll(keepingCapacity: true)
     for var touch in frame.touches {
       switch touch.phase {
       case .began:
@@ -25,7 +27,7 @@ struct FingersOnConnection {
       out.touches.append(touch)
     }
     // A finger missing from a frame counts as cancelled on the server.
-    down = nowDown
+    swap(&down, &nowDown)
     return out
   }
 }

@@ -263,7 +263,9 @@ public final class RelaySource: Sendable {
       s.pumpScheduled = true
       return true
     }
-    if schedule { loop.execute { self.pump() } }
+    guard schedule else { return }
+    // On the loop already (an app driving the source from its loop): no task hop.
+    if loop.inEventLoop { pump() } else { loop.execute { self.pump() } }
   }
 
   /// Hands waiting samples to the socket while it takes them; on the loop only. Each write
