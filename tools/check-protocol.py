@@ -36,7 +36,7 @@ SCHEMAS = ROOT / "protocol" / "schemas"
 EXAMPLES = ROOT / "protocol" / "examples"
 INVALID = EXAMPLES / "invalid"
 
-CLIENT_TYPES = ("hello", "frame", "control")
+CLIENT_TYPES = ("hello", "frame", "frames", "control")
 MAX_DEPTH = 32
 
 # Codes a single message can earn from MessageDecoder alone, and how this script must see
@@ -52,6 +52,7 @@ DECODER_CODES = {
     "unknown_phase": "schema",
     "duplicate_touch_id": "schema",
     "too_many_touches": "schema",
+    "too_many_frames": "schema",
 }
 
 

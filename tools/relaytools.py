@@ -29,9 +29,14 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 def proc_cpu(pid):
     """CPU seconds (utime + stime) of a process so far, from /proc/PID/stat."""
+    return sum(proc_cpu_split(pid))
+
+
+def proc_cpu_split(pid):
+    """(user, system) CPU seconds (utime, stime) of a process so far, from /proc/PID/stat."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
 
 
 def proc_rss_kb(pid):
@@ -122,6 +127,9 @@ class Server:
 
     def cpu(self):
         return proc_cpu(self.pid)
+
+    def cpu_split(self):
+        return proc_cpu_split(self.pid)
 
     def rss_kb(self):
         return proc_rss_kb(self.pid)

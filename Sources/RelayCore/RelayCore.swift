@@ -243,29 +243,48 @@ public final class RelayCore {
       }
     case .frame(let frame):
       guard let state else { return }
-      // A refused frame has advanced the validator's state, as any frame the source sent; the
-      // engine treats fingers missing from the next frame as cancelled.
-      guard admitsFrame(frame, from: peer, state, at: rt) else { return }
-      state.lastSeq = frame.seq
-      state.lastT = frame.t
-      state.lastRT = rt
-      state.clockOffset = rt - frame.t
-      let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
-      state.engine.prefetchBuffers()
-      mirror(frame, origin: origin, in: peer.session)
-      counters.framesIn += 1
-      // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record
-      // cost about a tenth of what the engine itself costs per frame.
-      let timing = counters.framesIn % RelayCounters.engineTimeSampling == 1 ? engineTiming : nil
-      let started = timing?.start() ?? 0
-      let out = state.engine.process(frame, scratch: &frameScratch)
-      timing?.stop(started: started)
-      deliver(out, from: peer, origin: origin)
-      arm(peer, state)
+      take(frame, from: peer, state, rt: rt)
+    case .frames(let samples):
+      guard let state else { return }
+      // As if each sample came in a `frame` message of its own, in order, at the same time.
+      for sample in samples {
+        switch sample {
+        case .failure(let e): sendError(e, to: peer)
+        case .success(let frame):
+          if let rejection = state.validator.accept(sample: frame) {
+            sendError(rejection, to: peer)
+          } else {
+            take(frame, from: peer, state, rt: rt)
+          }
+        }
+      }
     case .control(let c):
       guard let state, admitsControl(from: peer, at: rt) else { return }
       applyControl(c, to: peer, state: state, rt: rt, requester: peer)
     }
+  }
+
+  /// A frame that passed the validator: through the rate limit to the raw observers and the engine.
+  private func take(_ frame: Frame, from peer: Peer, _ state: SourceState, rt: Double) {
+    // A refused frame has advanced the validator's state, as any frame the source sent; the
+    // engine treats fingers missing from the next frame as cancelled.
+    guard admitsFrame(frame, from: peer, state, at: rt) else { return }
+    state.lastSeq = frame.seq
+    state.lastT = frame.t
+    state.lastRT = rt
+    state.clockOffset = rt - frame.t
+    let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
+    state.engine.prefetchBuffers()
+    mirror(frame, origin: origin, in: peer.session)
+    counters.framesIn += 1
+    // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record
+    // cost about a tenth of what the engine itself costs per frame.
+    let timing = counters.framesIn % RelayCounters.engineTimeSampling == 1 ? engineTiming : nil
+    let started = timing?.start() ?? 0
+    let out = state.engine.process(frame, scratch: &frameScratch)
+    timing?.stop(started: started)
+    deliver(out, from: peer, origin: origin)
+    arm(peer, state)
   }
 
   private func handleObserverControl(_ c: Control, from peer: Peer, rt: Double) {

@@ -113,6 +113,9 @@ public struct RelayOption: Sendable {
       "max-fps", \.limits.maxFramesPerSecond, 1...10_000_000,
       "Frames per second a source may send; the excess gets error rate_limited and is dropped"),
     integer(
+      "max-frames-per-message", \.limits.maxFramesPerMessage, 1...1000,
+      "Most samples one frames message may carry (error too_many_frames beyond)"),
+    integer(
       "max-controls", \.limits.maxControlsPerSecond, 1...10_000_000,
       "Control messages per second one connection may send; the excess gets error rate_limited"),
     integer(

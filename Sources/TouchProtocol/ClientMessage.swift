@@ -40,5 +40,8 @@ public struct Control: Sendable, Equatable, Codable {
 public enum ClientMessage: Sendable, Equatable {
   indirect case hello(Hello)
   case frame(Frame)
+  /// `frames`: several samples in one message, oldest first, each decoded on its own (a sample
+  /// refused for its own content is a failure with its `seq`; the others still count).
+  case frames([Result<Frame, ProtocolError>])
   case control(Control)
 }

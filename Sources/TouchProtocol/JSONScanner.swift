@@ -28,6 +28,12 @@ struct JSONScanner {
   let bytes: UnsafeRawBufferPointer
   var index: Int = 0
   let maxDepth: Int
+  /// While set, a NaN/Infinity spelling or an overflowing number is noted in `nonFinite` and
+  /// read as a value instead of thrown: one sample of a `frames` message is refused for it,
+  /// not the whole message.
+  var noteNonFinite = false
+  /// The first non-finite word read while `noteNonFinite` was set.
+  var nonFinite: String?
 
   init(_ bytes: UnsafeRawBufferPointer, maxDepth: Int) {
     self.bytes = bytes
@@ -245,6 +251,7 @@ struct JSONScanner {
     if index < bytes.count, isAlpha(bytes[index]) {
       index = start
       try skipNonFinite()
+      return .nan
     }
     var mantissa: UInt64 = 0
     var digits = 0
@@ -305,7 +312,8 @@ struct JSONScanner {
     slow = true
     let value = strtodSlice(start, index)
     guard value.isFinite else {
-      throw .nonFinite(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+      try refuseNonFinite(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+      return value
     }
     return value
   }
@@ -325,15 +333,21 @@ struct JSONScanner {
     }
   }
 
-  /// Consumes a NaN/Infinity spelling (NaN, -NaN, Infinity, -Infinity, Inf, nan...) and throws.
+  /// Consumes a NaN/Infinity spelling (NaN, -NaN, Infinity, -Infinity, Inf, nan...) and throws
+  /// (or, under `noteNonFinite`, notes it and returns); any other word is a syntax error.
   mutating func skipNonFinite() throws(Failure) {
     let start = index
     if peek() == UInt8(ascii: "-") || peek() == UInt8(ascii: "+") { index += 1 }
     while index < bytes.count, isAlpha(bytes[index]) { index += 1 }
     let word = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     let bare = word.trimmingPrefix { $0 == "-" || $0 == "+" }.lowercased()
-    if bare == "nan" || bare == "infinity" || bare == "inf" { throw .nonFinite(word) }
+    if bare == "nan" || bare == "infinity" || bare == "inf" { return try refuseNonFinite(word) }
     throw .syntax("unexpected '\(word)' at byte \(start)")
+  }
+
+  private mutating func refuseNonFinite(_ word: String) throws(Failure) {
+    guard noteNonFinite else { throw .nonFinite(word) }
+    if nonFinite == nil { nonFinite = word }
   }
 
   /// Consumes any value, validating it.
@@ -355,7 +369,7 @@ struct JSONScanner {
     case .nonFinite: try skipNonFinite()
     case .invalid:
       if atEnd { throw .syntax("unexpected end of input") }
-      if isAlpha(bytes[index]) { try skipNonFinite() }
+      if isAlpha(bytes[index]) { return try skipNonFinite() }
       throw .syntax("unexpected byte 0x\(String(bytes[index], radix: 16)) at \(index)")
     }
   }
@@ -370,7 +384,10 @@ struct JSONScanner {
     if matchWord("true") { return true }
     if matchWord("false") { return false }
     if matchWord("null") { return nil }
-    if let c = peek(), isAlpha(c) { try skipNonFinite() }
+    if let c = peek(), isAlpha(c) {
+      try skipNonFinite()
+      return nil
+    }
     throw .syntax("bad literal at byte \(index)")
   }
 

@@ -4,14 +4,18 @@ public struct Limits: Sendable, Equatable {
   public var maxMessageBytes: Int = 64 * 1024
   /// Most touches one frame may list.
   public var maxTouchesPerFrame: Int = 20
+  /// Most samples one `frames` message may carry (`too_many_frames` beyond).
+  public var maxFramesPerMessage: Int = 64
   /// Most fingers down at once per source.
   public var maxFingers: Int = 10
   /// Messages an observer's queue holds before supersedable ones are dropped.
   public var observerQueue: Int = 256
   /// Deepest JSON nesting accepted.
   public var maxDepth: Int = 32
-  /// Frames per second a source may send; the excess gets `rate_limited` and is dropped.
-  public var maxFramesPerSecond: Int = 240
+  /// Frames per second a source may send (each sample of a `frames` message counts); the
+  /// excess gets `rate_limited` and is dropped. Twice the fastest common digitizer (a 240 Hz
+  /// pen), so such a source refills its bucket after a burst instead of living on its edge.
+  public var maxFramesPerSecond: Int = 480
   /// `control` messages per second one connection may send; the excess gets `rate_limited`
   /// and is dropped (a control can make the server write to every observer of a session).
   public var maxControlsPerSecond: Int = 20

@@ -1,6 +1,7 @@
-/// Decodes one client text message. `frame` goes through the purpose-built scanner (no
-/// allocation beyond the touches array); the rare `hello` and `control` use Foundation's
-/// JSONDecoder after the scanner has validated the syntax.
+/// Decodes one client text message. `frame` and `frames` go through the purpose-built scanner
+/// (no allocation beyond each sample's touches array and, for `frames`, the list of samples);
+/// the rare `hello` and `control` use Foundation's JSONDecoder after the scanner has validated
+/// the syntax.
 public struct MessageDecoder: Sendable {
   public var limits: Limits
 
@@ -43,8 +44,13 @@ public struct MessageDecoder: Sendable {
     guard let type = fields.type else {
       return .failure(ProtocolError(.missingField, "missing field 'type'"))
     }
+    if type != "frames", let word = fields.samples?.nonFinite {
+      // Read leniently in case the type was `frames`; anywhere else it refuses the message.
+      return .failure(ProtocolError(.nonFinite, "numbers must be finite; got \(word)", seq: fields.seq))
+    }
     switch type {
     case "frame": return fields.frame().map(ClientMessage.frame)
+    case "frames": return fields.frames(limits: limits).map(ClientMessage.frames)
     case "hello": return SlowPathDecoder.hello(bytes).map(ClientMessage.hello)
     case "control": return SlowPathDecoder.control(bytes).map(ClientMessage.control)
     default:
@@ -54,7 +60,8 @@ public struct MessageDecoder: Sendable {
 }
 
 /// The fields of a would-be frame, read in one pass whatever the key order. Errors that only
-/// matter if the message is a frame are kept until the type is known.
+/// matter if the message is a frame are kept until the type is known. A sample of a `frames`
+/// message is read with the same fields, `nesting` levels deeper (2: inside the array).
 private struct FrameFields {
   var type: String?
   var seq: Int64?
@@ -63,6 +70,13 @@ private struct FrameFields {
   var deferred: ProtocolError?
   var touchCount = 0
   var typeIsNotAString = false
+  /// The `frames` member, read as samples whatever the type turns out to be.
+  var samples: SampleList?
+  let nesting: Int
+
+  init(nesting: Int = 0) {
+    self.nesting = nesting
+  }
 
   mutating func defer_(_ e: ProtocolError) {
     if deferred == nil { deferred = e }
@@ -71,7 +85,7 @@ private struct FrameFields {
   mutating func read(key: JSONScanner.RawString, from s: inout JSONScanner, limits: Limits)
     throws(JSONScanner.Failure)
   {
-    if s.equals(key, "type") {
+    if s.equals(key, "type"), nesting == 0 {
       guard s.peekKind() == .string else {
         try s.skipValue(depth: 1)
         typeIsNotAString = true
@@ -88,15 +102,15 @@ private struct FrameFields {
       t = try number(&s, "t")
     } else if s.equals(key, "touches") {
       guard s.peekKind() == .array else {
-        try s.skipValue(depth: 1)
+        try s.skipValue(depth: 1 + nesting)
         return defer_(ProtocolError(.wrongType, "'touches' must be an array"))
       }
       var list: [TouchPoint] = []
       list.reserveCapacity(4)
-      try s.readArray(depth: 2) { (s: inout JSONScanner, i) throws(JSONScanner.Failure) in
+      try s.readArray(depth: 2 + nesting) { (s: inout JSONScanner, i) throws(JSONScanner.Failure) in
         touchCount += 1
         guard touchCount <= limits.maxTouchesPerFrame else {
-          try s.skipValue(depth: 2)
+          try s.skipValue(depth: 2 + nesting)
           return
         }
         if let p = try touch(&s, i) { list.append(p) }
@@ -110,8 +124,10 @@ private struct FrameFields {
           ))
       }
       touches = list
+    } else if s.equals(key, "frames"), nesting == 0 {
+      samples = try SampleList.read(&s, limits: limits)
     } else {
-      try s.skipValue(depth: 1)
+      try s.skipValue(depth: 1 + nesting)
     }
   }
 
@@ -125,7 +141,7 @@ private struct FrameFields {
       try s.skipNonFinite()
       return nil
     default:
-      try s.skipValue(depth: 1)
+      try s.skipValue(depth: 1 + nesting)
       defer_(ProtocolError(.wrongType, "'\(name())' must be a number"))
       return nil
     }
@@ -133,7 +149,7 @@ private struct FrameFields {
 
   mutating func touch(_ s: inout JSONScanner, _ i: Int) throws(JSONScanner.Failure) -> TouchPoint? {
     guard s.peekKind() == .object else {
-      try s.skipValue(depth: 2)
+      try s.skipValue(depth: 2 + nesting)
       defer_(ProtocolError(.wrongType, "touches[\(i)] must be an object"))
       return nil
     }
@@ -145,12 +161,12 @@ private struct FrameFields {
     var rx: Double?
     var ry: Double?
     var bad = false
-    try s.readObject(depth: 3) { (s: inout JSONScanner, key) throws(JSONScanner.Failure) in
+    try s.readObject(depth: 3 + nesting) { (s: inout JSONScanner, key) throws(JSONScanner.Failure) in
       if s.equals(key, "id") {
         id = try number(&s, "touches[\(i)].id")
       } else if s.equals(key, "phase") {
         guard s.peekKind() == .string else {
-          try s.skipValue(depth: 3)
+          try s.skipValue(depth: 3 + nesting)
           defer_(ProtocolError(.wrongType, "touches[\(i)].phase must be a string"))
           bad = true
           return
@@ -176,7 +192,7 @@ private struct FrameFields {
       } else if s.equals(key, "radiusY") {
         ry = try optionalNumber(&s, "touches[\(i)].radiusY")
       } else {
-        try s.skipValue(depth: 3)
+        try s.skipValue(depth: 3 + nesting)
       }
     }
     if bad { return nil }
@@ -215,6 +231,46 @@ private struct FrameFields {
     return nil
   }
 
+  /// The message as `frames`: its samples, unless the message itself is unreadable.
+  func frames(limits: Limits) -> Result<[Result<Frame, ProtocolError>], ProtocolError> {
+    guard let samples else { return .failure(ProtocolError(.missingField, "missing field 'frames'")) }
+    guard samples.isArray else { return .failure(ProtocolError(.wrongType, "'frames' must be an array")) }
+    guard samples.count <= limits.maxFramesPerMessage else {
+      return .failure(
+        ProtocolError(
+          .tooManyFrames,
+          "a frames message may carry at most \(limits.maxFramesPerMessage) frames; got \(samples.count)"
+        ))
+    }
+    return .success(samples.list)
+  }
+
+  /// One sample of a `frames` message: an object read like a frame without its `type`.
+  static func sample(_ s: inout JSONScanner, _ i: Int, limits: Limits) throws(JSONScanner.Failure) -> Result<
+    Frame, ProtocolError
+  > {
+    var fields = FrameFields(nesting: 2)
+    if s.peekKind() == .object {
+      try s.readObject(depth: 3) { (s: inout JSONScanner, key) throws(JSONScanner.Failure) in
+        try fields.read(key: key, from: &s, limits: limits)
+      }
+    } else {
+      try s.skipValue(depth: 2)
+      fields.defer_(ProtocolError(.wrongType, "must be an object"))
+    }
+    let result: Result<Frame, ProtocolError>
+    if let word = s.nonFinite {
+      result = .failure(ProtocolError(.nonFinite, "numbers must be finite; got \(word)", seq: fields.seq))
+    } else {
+      result = fields.frame()
+    }
+    return result.mapError { e in
+      var e = e
+      e.message = "frames[\(i)]: " + e.message
+      return e
+    }
+  }
+
   func frame() -> Result<Frame, ProtocolError> {
     if var e = deferred {
       e.seq = e.seq ?? seq
@@ -233,5 +289,41 @@ private struct FrameFields {
       }
     }
     return .success(Frame(seq: seq, t: t, touches: touches))
+  }
+}
+
+/// The `frames` member of a message as read: its samples, how many there were, and whether it
+/// was an array at all.
+private struct SampleList {
+  var list: [Result<Frame, ProtocolError>] = []
+  var count = 0
+  var isArray = true
+  /// A non-finite number in any sample (the whole message's fault unless it is `frames`).
+  var nonFinite: String?
+
+  static func read(_ s: inout JSONScanner, limits: Limits) throws(JSONScanner.Failure) -> SampleList {
+    var samples = SampleList()
+    guard s.peekKind() == .array else {
+      try s.skipValue(depth: 1)
+      samples.isArray = false
+      return samples
+    }
+    // A non-finite number refuses the sample it stands in, not the message.
+    s.noteNonFinite = true
+    try s.readArray(depth: 2) { (s: inout JSONScanner, i) throws(JSONScanner.Failure) in
+      samples.count += 1
+      s.nonFinite = nil
+      if samples.count > limits.maxFramesPerMessage {
+        // Dropped whole (too_many_frames), but still read through as JSON.
+        try s.skipValue(depth: 2)
+      } else {
+        if samples.list.isEmpty { samples.list.reserveCapacity(8) }
+        samples.list.append(try FrameFields.sample(&s, i, limits: limits))
+      }
+      if samples.nonFinite == nil { samples.nonFinite = s.nonFinite }
+    }
+    s.noteNonFinite = false
+    s.nonFinite = nil
+    return samples
   }
 }

@@ -18,6 +18,8 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
   case timeBackwards = "time_backwards"
   case duplicateTouchID = "duplicate_touch_id"
   case tooManyTouches = "too_many_touches"
+  /// A `frames` message with more samples than `Limits.maxFramesPerMessage`; dropped whole.
+  case tooManyFrames = "too_many_frames"
   /// `moved`/`ended`/`stationary` for a touch id that is not down (sent once per id).
   case unknownTouch = "unknown_touch"
   /// More fingers down than the limit; the extra touch is ignored.

@@ -346,6 +346,8 @@ public enum ServerMessage {
     w.int(Int64(l.maxDepth))
     w.key("maxFramesPerSecond")
     w.int(Int64(l.maxFramesPerSecond))
+    w.key("maxFramesPerMessage")
+    w.int(Int64(l.maxFramesPerMessage))
     w.key("maxControlsPerSecond")
     w.int(Int64(l.maxControlsPerSecond))
     w.key("maxConnections")

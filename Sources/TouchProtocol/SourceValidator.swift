@@ -21,15 +21,24 @@ public struct SourceValidator: Sendable {
       guard saidHello else {
         return ProtocolError(.noHello, "send 'hello' before any 'frame'", seq: f.seq)
       }
-      if let last = lastSeq, f.seq <= last {
-        return ProtocolError(.seqNotIncreasing, "seq \(f.seq) is not greater than \(last)", seq: f.seq)
-      }
-      if let last = lastT, f.t < last {
-        return ProtocolError(.timeBackwards, "t \(f.t) is earlier than the previous frame's \(last)", seq: f.seq)
-      }
-      lastSeq = f.seq
-      lastT = f.t
-      return nil
+      return accept(sample: f)
+    case .frames:
+      // The samples are judged one by one, with `accept(sample:)`.
+      return !saidHello ? ProtocolError(.noHello, "send 'hello' before any 'frames'") : nil
     }
+  }
+
+  /// Accepts or rejects one frame (a `frame` message, or one sample of a `frames` message) of
+  /// a source that said hello, updating the state when accepted.
+  public mutating func accept(sample f: Frame) -> ProtocolError? {
+    if let last = lastSeq, f.seq <= last {
+      return ProtocolError(.seqNotIncreasing, "seq \(f.seq) is not greater than \(last)", seq: f.seq)
+    }
+    if let last = lastT, f.t < last {
+      return ProtocolError(.timeBackwards, "t \(f.t) is earlier than the previous frame's \(last)", seq: f.seq)
+    }
+    lastSeq = f.seq
+    lastT = f.t
+    return nil
   }
 }

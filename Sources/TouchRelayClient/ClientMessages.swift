@@ -16,17 +16,16 @@ public enum ClientMessageEncoder {
     w.withUnsafeBytes { _ = buffer.writeBytes($0) }
   }
 
-  /// Several samples in one `frames` message, oldest first (each element a `frame` body).
-  public static func frames(_ frames: some Collection<Frame>, into buffer: inout ByteBuffer) {
+  /// A `frames` message: several samples, oldest first.
+  public static func frames(_ frames: [Frame]) -> [UInt8] {
     var w = JSONWriter(capacity: 32 + frames.reduce(0) { $0 + 40 + 72 * $1.touches.count })
-    w.beginObject()
-    w.key("type")
-    w.string("frames")
-    w.key("frames")
-    w.beginArray()
-    for frame in frames { writeBody(frame, &w) }
-    w.endArray()
-    w.endObject()
+    write(frames, &w)
+    return w.bytes
+  }
+
+  public static func frames(_ frames: [Frame], into buffer: inout ByteBuffer) {
+    var w = JSONWriter(capacity: 32 + frames.reduce(0) { $0 + 40 + 72 * $1.touches.count })
+    write(frames, &w)
     w.withUnsafeBytes { _ = buffer.writeBytes($0) }
   }
 
@@ -34,17 +33,27 @@ public enum ClientMessageEncoder {
     w.beginObject()
     w.key("type")
     w.string("frame")
-    members(frame, &w)
+    writeBody(frame, &w)
     w.endObject()
   }
 
-  private static func writeBody(_ frame: Frame, _ w: inout JSONWriter) {
+  private static func write(_ frames: [Frame], _ w: inout JSONWriter) {
     w.beginObject()
-    members(frame, &w)
+    w.key("type")
+    w.string("frames")
+    w.key("frames")
+    w.beginArray()
+    for frame in frames {
+      w.beginObject()
+      writeBody(frame, &w)
+      w.endObject()
+    }
+    w.endArray()
     w.endObject()
   }
 
-  private static func members(_ frame: Frame, _ w: inout JSONWriter) {
+  /// A frame's members but `type`: a `frame` message's, or one sample of `frames`.
+  private static func writeBody(_ frame: Frame, _ w: inout JSONWriter) {
     w.key("seq")
     w.int(frame.seq)
     w.key("t")

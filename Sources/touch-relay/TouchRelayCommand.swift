@@ -38,6 +38,7 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("max-fingers")) var maxFingers: String?
   @Option(help: help("observer-queue")) var observerQueue: String?
   @Option(help: help("max-fps")) var maxFps: String?
+  @Option(help: help("max-frames-per-message")) var maxFramesPerMessage: String?
   @Option(help: help("max-controls")) var maxControls: String?
   @Option(help: help("max-connections")) var maxConnections: String?
   @Option(help: help("max-connections-per-address")) var maxConnectionsPerAddress: String?
@@ -84,6 +85,7 @@ struct TouchRelayCommand: ParsableCommand {
     [
       "host": host, "port": port, "log-level": logLevel, "max-message-bytes": maxMessageBytes,
       "max-touches": maxTouches, "max-fingers": maxFingers, "observer-queue": observerQueue, "max-fps": maxFps,
+      "max-frames-per-message": maxFramesPerMessage,
       "max-controls": maxControls, "max-connections": maxConnections,
       "max-connections-per-address": maxConnectionsPerAddress, "max-sessions": maxSessions,
       "max-observers-per-session": maxObserversPerSession, "source-token": sourceToken,

@@ -55,6 +55,8 @@ public struct ConformanceVector: Sendable, CustomStringConvertible {
 public struct VectorStep: Sendable {
   public enum Kind: Sendable {
     case frame(Frame)
+    /// Several samples in one `frames` message, oldest first, each processed as a frame.
+    case frames([Frame])
     /// The server's timer runs at this device time.
     case advance(Double)
     case control(Control)
@@ -73,10 +75,20 @@ public struct VectorStep: Sendable {
       (kind, message) = (.advance(t), nil)
     } else if let t = step["close"]?.number {
       (kind, message) = (.close(t), nil)
+    } else if let samples = step["frames"] {
+      // The step lists the samples; on the wire they are the `frames` member.
+      let (decoded, wire) = try Self.clientMessage("frames", .object(["frames": samples]))
+      guard case .frames(let results) = decoded else { throw VectorRunnerError("frames") }
+      kind = .frames(
+        try results.map { r in
+          try r.mapError { VectorRunnerError("a sample does not decode: \($0.code.rawValue) \($0.message)") }.get()
+        })
+      message = wire
     } else if let type = ["frame", "control", "hello"].first(where: { step[$0] != nil }) {
       let (decoded, wire) = try Self.clientMessage(type, step[type])
       switch decoded {
       case .frame(let f): kind = .frame(f)
+      case .frames: throw VectorRunnerError("frames")
       case .control(let c): kind = .control(c)
       case .hello(let h): kind = .hello(h)
       }
@@ -86,10 +98,26 @@ public struct VectorStep: Sendable {
     }
   }
 
-  /// The frame's device time, for a frame.
+  /// The frame's device time, for a frame; the first sample's, for `frames`.
   public var frameTime: Double? {
     if case .frame(let f) = kind { return f.t }
+    if case .frames(let fs) = kind { return fs.first?.t }
     return nil
+  }
+
+  /// The device time of the latest frame this step sends, if it sends any.
+  public var latestFrameTime: Double? {
+    if case .frames(let fs) = kind { return fs.last?.t }
+    return frameTime
+  }
+
+  /// The frames this step sends, in order.
+  public var frames: [Frame] {
+    switch kind {
+    case .frame(let f): return [f]
+    case .frames(let fs): return fs
+    default: return []
+    }
   }
 
   /// Decodes one client message given as a JSON object without its `type`; returns it with

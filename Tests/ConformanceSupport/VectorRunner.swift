@@ -28,6 +28,8 @@ public struct EngineReplay: Sendable {
     switch step.kind {
     case .frame(let frame):
       try collect(engine.process(frame))
+    case .frames(let frames):
+      for frame in frames { try collect(engine.process(frame)) }
     case .advance(let t):
       try collect(engine.advance(to: t))
     case .close(let t):

@@ -216,12 +216,12 @@ struct ServerPlan: Sendable {
         }
         closeAt = at
         try replay.apply(step)
-      case .frame, .control, .hello:
+      case .frame, .frames, .control, .hello:
         if current == nil {
           if let why = clock.beforeSegment(starting: step, engine: replay.engine) { refuse(why) }
           current = Segment(at: clock.now)
         }
-        if case .frame(let f) = step.kind { frameAt[f.seq] = clock.now }
+        for f in step.frames { frameAt[f.seq] = clock.now }
         current?.messages.append(step.message ?? .null)
         try replay.apply(step)
         clock.handled(step, engine: replay.engine)
@@ -260,7 +260,7 @@ struct ServerClock {
   /// After a frame or control the server re-arms when the engine's deadline changed, with
   /// the offset of the latest frame; a repeated hello does not re-arm.
   mutating func handled(_ step: VectorStep, engine: SourceEngine) {
-    if let t = step.frameTime {
+    if let t = step.latestFrameTime {
       lastT = t
       lastSent = now
     }

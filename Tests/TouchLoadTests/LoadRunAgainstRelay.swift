@@ -10,7 +10,8 @@ import TouchProtocol
 /// `--json` and `--html` write.
 enum LoadRunAgainstRelay {
   static func run(
-    sources: Int, observers: Int = 1, duration: Double = 1.5, observerToken: String? = nil
+    sources: Int, observers: Int = 1, duration: Double = 1.5, observerToken: String? = nil,
+    samplesPerMessage: Int = 1
   ) async throws -> Report {
     var config = RelayConfiguration()
     config.host = "127.0.0.1"
@@ -25,7 +26,7 @@ enum LoadRunAgainstRelay {
     let plan = Plan(
       baseURL: "ws://127.0.0.1:\(port)", sources: sources, rate: 60, duration: duration, rampUp: 0, warmup: 0.3,
       drain: 0.4, sessions: 1, observersPerSession: observers, raw: true, observerQuery: nil,
-      sessionPrefix: "pages", trace: .generated(.mixed), sendIdle: true,
+      sessionPrefix: "pages", trace: .generated(.mixed), sendIdle: true, samplesPerMessage: samplesPerMessage,
       device: Device(name: "test", width: 412, height: 915), seed: 7, threads: 1, tick: 0.001,
       maxSendLag: 0.05, connectConcurrency: 8, connectTimeout: 5, subprotocol: true, progressInterval: 1)
     let run = try await LoadRun(plan: plan)

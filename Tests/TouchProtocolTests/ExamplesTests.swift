@@ -25,6 +25,7 @@ import Testing
     switch message {
     case .hello: kind = "hello"
     case .frame: kind = "frame"
+    case .frames: kind = "frames"
     case .control: kind = "control"
     }
     #expect(name.hasPrefix("client-\(kind)"), "\(name) decoded as \(kind)")

@@ -51,6 +51,22 @@ class Script:
         self.frame(t, {ids[0]: ("began",) + a, ids[1]: ("began",) + b})
         self.frame(t + dur, {ids[0]: ("ended",) + a, ids[1]: ("ended",) + b})
 
+    def coalesce(self, n):
+        """Sends the frames so far in `frames` messages of up to n samples each, oldest first."""
+        steps, batch = [], []
+        for step in self.steps + [None]:
+            if step is not None and "frame" in step and len(batch) < n:
+                batch.append(step["frame"])
+                continue
+            if batch:
+                steps.append({"frames": batch})
+                batch = []
+            if step is not None and "frame" in step:
+                batch.append(step["frame"])
+            elif step is not None:
+                steps.append(step)
+        self.steps = steps
+
     def advance(self, t):
         self.steps.append({"advance": t})
 
@@ -384,22 +400,37 @@ vector("pan_translation_from_touch_down",
        + [ev("pan", "changed", 100 * k, translation={"x": 15 * k, "y": 0}) for k in range(2, 11)]
        + [ev("pan", "ended", 1050, x=200, translation={"x": 150, "y": 0}, velocity={"x": 100, "y": 0})])
 
-s = Script()
-for k in range(0, 8):
-    s.frame(20 * k, {1: ("began" if k == 0 else "moved", 100 + 10 * k, 300)})
-s.frame(160, {1: ("ended", 180, 300)})
+PAN_VELOCITY_EVENTS = [
+    ev("pan", "began", 40, translation={"x": 20, "y": 0}, velocity={"x": 500, "y": 0}),
+    ev("pan", "changed", 60, velocity={"x": 500, "y": 0}),
+    ev("pan", "changed", 80, velocity={"x": 500, "y": 0}),
+    ev("pan", "changed", 100, velocity={"x": 500, "y": 0}),
+    ev("pan", "changed", 120, velocity={"x": 500, "y": 0}),
+    ev("pan", "changed", 140, translation={"x": 70, "y": 0}, velocity={"x": 500, "y": 0}),
+    ev("pan", "changed", 160, translation={"x": 80, "y": 0}, velocity={"x": 500, "y": 0}),
+    ev("pan", "ended", 160, translation={"x": 80, "y": 0}, velocity={"x": 500, "y": 0})]
+
+
+def pan_velocity_script():
+    s = Script()
+    for k in range(0, 8):
+        s.frame(20 * k, {1: ("began" if k == 0 else "moved", 100 + 10 * k, 300)})
+    s.frame(160, {1: ("ended", 180, 300)})
+    return s
+
+
 vector("pan_velocity",
        "A finger moving 10 pt every 20 ms: once 100 ms of history exists the velocity is 500 pt/s. "
        "(Only the pan recognizer runs here.)",
-       s, [ev("pan", "began", 40, translation={"x": 20, "y": 0}, velocity={"x": 500, "y": 0}),
-           ev("pan", "changed", 60, velocity={"x": 500, "y": 0}),
-           ev("pan", "changed", 80, velocity={"x": 500, "y": 0}),
-           ev("pan", "changed", 100, velocity={"x": 500, "y": 0}),
-           ev("pan", "changed", 120, velocity={"x": 500, "y": 0}),
-           ev("pan", "changed", 140, translation={"x": 70, "y": 0}, velocity={"x": 500, "y": 0}),
-           ev("pan", "changed", 160, translation={"x": 80, "y": 0}, velocity={"x": 500, "y": 0}),
-           ev("pan", "ended", 160, translation={"x": 80, "y": 0}, velocity={"x": 500, "y": 0})],
-       hello=hello(config={"recognizers": ["pan"]}))
+       pan_velocity_script(), PAN_VELOCITY_EVENTS, hello=hello(config={"recognizers": ["pan"]}))
+
+s = pan_velocity_script()
+s.coalesce(4)
+vector("frames_coalesced_pan",
+       "pan_velocity's nine frames sent as coalesced samples, four per `frames` message (4, 4, 1): "
+       "each sample is a frame of its own to the engine, so the events are pan_velocity's, each "
+       "at its own sample's t, not the message's.",
+       s, PAN_VELOCITY_EVENTS, hello=hello(config={"recognizers": ["pan"]}))
 
 s = Script()
 s.frame(0, {1: ("began", 100, 100)})

@@ -27,7 +27,7 @@ from report import (  # noqa: E402
 
 # The engine runs right after the baseline: run after the connections scenario, it read
 # slower while the kernel was still tearing down 10,000 sockets (PERFORMANCE.md).
-SCENARIOS = ["baseline", "engine", "ingest", "fanout", "connections", "overhead"]
+SCENARIOS = ["baseline", "engine", "ingest", "fanout", "connections", "overhead", "batched"]
 
 INGEST_P99_LIMIT = 10.0  # the "held" criterion of the ingest search
 # touch-load's --warmup in the loads: frames due before it are not timed.
@@ -512,6 +512,50 @@ class Bench(Lab):
                         "sd": round(statistics.pstdev(ratios), 3)}
         return out
 
+    # MARK: batched
+
+    def batched(self, sources=50, rate=240, per_message=4):
+        """Ingest with `per_message` samples per `frames` message beside one sample per
+        message, at the same sample rate (`rate` Hz, a pen's) with one raw observer per source,
+        paired (`paired_runs`): both servers on CPU 0 at once, so the VM's drift cancels. Per
+        side: frames per server CPU-second and the server's user and kernel µs per frame; the
+        target is the ratio of the first (issue 24: at least 2.5)."""
+        pairs = 1 if self.quick else 3
+        self.log(f"\n## batched: {sources} sources x {rate} Hz, one raw observer each, {per_message} samples "
+                 f"per frames message beside 1 per message (paired, {pairs} pairs)")
+        rows = []
+        for k in range(pairs):
+            self.settle()
+            one, many = paired_runs(self, self.a.load, k, (self.a.relay, []), (self.a.relay, []), sources,
+                                    ["--send-idle"], "batched", rate=rate,
+                                    extra_b=["--send-idle", "--samples-per-message", str(per_message)])
+            row = {}
+            for key, r in (("one", one), ("many", many)):
+                frames = r["rate"] * r["window"]
+                rep = r["report"]
+                row[key] = {"framesPerSecond": round(r["rate"], 1),
+                            "framesPerServerCpuSecond": round(r["perServerCpuSecond"]),
+                            "userUsPerFrame": round(r["userSeconds"] / frames * 1e6, 2),
+                            "systemUsPerFrame": round(r["systemSeconds"] / frames * 1e6, 2),
+                            "p99": rep["latency"]["p99"], "droppedMessages": rep["droppedMessages"],
+                            "errors": sum(rep["serverErrors"].values()) + sum(rep["failures"].values())}
+            row["ratio"] = round(row["many"]["framesPerServerCpuSecond"] / row["one"]["framesPerServerCpuSecond"], 3)
+            rows.append(row)
+            self.log(f"    pair {k + 1}: 1/message {row['one']['framesPerServerCpuSecond']:,} frames per server CPU-s "
+                     f"(user {row['one']['userUsPerFrame']} + kernel {row['one']['systemUsPerFrame']} µs/frame), "
+                     f"{per_message}/message {row['many']['framesPerServerCpuSecond']:,} "
+                     f"(user {row['many']['userUsPerFrame']} + kernel {row['many']['systemUsPerFrame']} µs/frame): "
+                     f"x{row['ratio']:.2f}")
+
+        def med(key, field):
+            return round(statistics.median(r[key][field] for r in rows), 2)
+
+        self.results["batched"] = {
+            "sources": sources, "rate": rate, "samplesPerMessage": per_message, "pairs": rows,
+            "ratioMedian": round(statistics.median(r["ratio"] for r in rows), 3),
+            "median": {key: {f: med(key, f) for f in ("framesPerServerCpuSecond", "userUsPerFrame", "systemUsPerFrame")}
+                       for key in ("one", "many")}}
+
     def refraction(self):
         """Fractions of the limits, against the pooled baseline (first and last)."""
         fan_limit, ing_limit = self.limits()
@@ -564,10 +608,10 @@ class StallProbe:
         return summary
 
 
-def ingest_load(n):
-    """touch-load's arguments for the ingest load: `n` sources x 60 Hz, each in its own session
-    with one raw observer (the ingest, overhead and paired runs add their own flags)."""
-    return ["-c", str(n), "-r", "60", "--sessions", str(n), "--observers", "1", "--raw",
+def ingest_load(n, rate=60):
+    """touch-load's arguments for the ingest load: `n` sources x `rate` Hz, each in its own
+    session with one raw observer (the ingest, overhead and paired runs add their own flags)."""
+    return ["-c", str(n), "-r", str(rate), "--sessions", str(n), "--observers", "1", "--raw",
             "--warmup", f"{WARMUP_S}s"]
 
 
@@ -578,7 +622,16 @@ def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=Non
     over the same window (with `fanout`, 1 source x 120 Hz to that many raw observers:
     deliveries per server CPU-second). The starting order alternates with `k`. `lab` is what
     `Server` reads of the suite (`work`, `note`, `a.relay`)."""
-    load_args = ingest_load(sources) if fanout is None else [
+    runs = paired_runs(lab, load, k, a, b, sources, extra, tag, window=window, fanout=fanout)
+    return [r["perServerCpuSecond"] for r in runs]
+
+
+def paired_runs(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=None, rate=60, extra_b=None):
+    """`paired_rates`' pair with each side's figures: its rate (`steadyFramesPerSecond`, or
+    with `fanout` `messagesPerSecond`) per server CPU-second, the server's user and system
+    CPU seconds over the window apart, and touch-load's report. `extra_b`, if given, replaces
+    `extra` (touch-load's flags) for B: the same server under two loads."""
+    load_args = ingest_load(sources, rate) if fanout is None else [
         "-c", "1", "-r", "120", "--observers", str(fanout), "--raw", "--send-idle", "--warmup", f"{WARMUP_S}s"]
     rate_key = "steadyFramesPerSecond" if fanout is None else "messagesPerSecond"
     order = [(0, a), (1, b)] if k % 2 == 0 else [(1, b), (0, a)]
@@ -588,14 +641,15 @@ def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=Non
             servers[i] = Server(lab, flags, f"{tag}-{k}-{i}", cpu=0, binary=binary)
         for i in (0, 1):
             outs.append(os.path.join(lab.work, f"{tag}-{k}-{i}.json"))
+            flags = extra_b if i == 1 and extra_b is not None else extra
             cmd = [*pinned_to(1), load, "--url", servers[i].url, *load_args, "-d", "11s",
-                   "--threads", "1", "--json", outs[i], "-q", *extra]
+                   "--threads", "1", "--json", outs[i], "-q", *flags]
             lab.note(cmd)
             loads.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(5)
-        c0 = [servers[i].cpu() for i in (0, 1)]
+        c0 = [servers[i].cpu_split() for i in (0, 1)]
         time.sleep(window)
-        c1 = [servers[i].cpu() for i in (0, 1)]
+        c1 = [servers[i].cpu_split() for i in (0, 1)]
         for p in loads:
             p.wait(timeout=60)
     finally:
@@ -604,11 +658,14 @@ def paired_rates(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=Non
                 p.kill()
         for server in servers.values():
             server.stop()
-    rates = []
+    runs = []
     for i in (0, 1):
         with open(outs[i]) as f:
-            rates.append(json.load(f)[rate_key] * window / (c1[i] - c0[i]))
-    return rates
+            rep = json.load(f)
+        user, system = c1[i][0] - c0[i][0], c1[i][1] - c0[i][1]
+        runs.append({"perServerCpuSecond": rep[rate_key] * window / (user + system), "rate": rep[rate_key],
+                     "userSeconds": user, "systemSeconds": system, "window": window, "report": rep})
+    return runs
 
 
 def read_percentile_tsv(path, *pcts):

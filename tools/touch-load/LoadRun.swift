@@ -203,7 +203,8 @@ final class LoadRun: Sendable {
       let driver = try await loop.submit {
         let driver = SourceDriver(
           connection: connection, recorder: recorder.value, schedule: schedule, end: end,
-          trace: Self.makeTrace(plan, source: i), sendIdle: plan.sendIdle)
+          trace: Self.makeTrace(plan, source: i), sendIdle: plan.sendIdle,
+          samplesPerMessage: plan.samplesPerMessage)
         ticker.value.add(driver)
         return NIOLoopBound(driver, eventLoop: loop)
       }.get()
@@ -324,7 +325,8 @@ final class LoadRun: Sendable {
         rampUp: plan.rampUp,
         warmup: plan.warmup, sessions: plan.sessions, observersPerSession: plan.observersPerSession,
         raw: plan.raw,
-        scenario: plan.trace.name, sendIdle: plan.sendIdle, threads: plan.threads, seed: plan.seed),
+        scenario: plan.trace.name, sendIdle: plan.sendIdle, threads: plan.threads, seed: plan.seed,
+        samplesPerMessage: plan.samplesPerMessage),
       interrupted: interrupted, date: ISO8601DateFormatter().string(from: Date()),
       timedFromSecond: p.start == 0
         ? nil : Double(p.start &- clock.epoch) / 1e9 + plan.rampUp + plan.warmup,

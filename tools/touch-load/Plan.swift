@@ -29,6 +29,8 @@ struct Plan: Sendable {
   var sessionPrefix: String
   var trace: TraceSource
   var sendIdle: Bool
+  /// Samples per message (`frames` when more than 1), at the same sample rate.
+  var samplesPerMessage: Int = 1
   var device: Device
   var seed: UInt64
   var threads: Int

@@ -73,6 +73,8 @@ struct Report: Codable, Sendable {
     var sendIdle: Bool
     var threads: Int
     var seed: UInt64
+    /// Samples per message (`frames` when more than 1); absent from older reports.
+    var samplesPerMessage: Int?
   }
 
   var tool = "touch-load"
@@ -176,7 +178,7 @@ struct Report: Codable, Sendable {
     var lines: [String] = []
     lines.append(
       "touch-load \(interrupted ? "(interrupted) " : "")\(String(format: "%.1f", elapsed)) s @ \(c.url): "
-        + "\(c.sources) sources x \(c.rate) Hz over \(c.sessions) sessions, \(c.observersPerSession) observers/session"
+        + "\(c.sources) sources x \(c.rate) Hz\((c.samplesPerMessage ?? 1) > 1 ? " (\(c.samplesPerMessage!) samples per message)" : "") over \(c.sessions) sessions, \(c.observersPerSession) observers/session"
         + "\(c.raw ? " (raw)" : ""), scenario \(c.scenario)")
     lines.append(
       "  connections   sources \(sourceConnections.connected)/\(sourceConnections.attempted), observers "

@@ -13,6 +13,12 @@ final class SourceDriver {
   let schedule: SourceSchedule
   let end: UInt64
   let sendIdle: Bool
+  /// Samples per message: 1 sends each as a `frame`; more are gathered into `frames`
+  /// messages of N sample slots, each sent when its last slot is due (a device sending the
+  /// coalesced samples of one display frame).
+  let samplesPerMessage: Int
+  /// Samples due but not sent yet, while a `frames` message fills (reused).
+  private var pending: [Frame] = []
   private var trace: any TouchTrace
   private var seq: Int64 = 1
   /// When the next frame is due (the ticker checks this before calling `sendDue`).
@@ -39,7 +45,7 @@ final class SourceDriver {
   init(
     connection: WebSocketConnection, recorder: LatencyRecorder, schedule: SourceSchedule,
     end: UInt64,
-    trace: any TouchTrace, sendIdle: Bool
+    trace: any TouchTrace, sendIdle: Bool, samplesPerMessage: Int = 1
   ) {
     self.connection = connection
     self.recorder = recorder
@@ -47,6 +53,8 @@ final class SourceDriver {
     self.end = end
     self.trace = trace
     self.sendIdle = sendIdle
+    self.samplesPerMessage = samplesPerMessage
+    if samplesPerMessage > 1 { pending.reserveCapacity(samplesPerMessage) }
   }
 
   /// Stops sending. Fingers still down are cancelled in one last frame, so the engine does
@@ -59,7 +67,9 @@ final class SourceDriver {
       p.phase = .cancelled
       return p
     }
-    guard connection.isActive, !cancel.isEmpty else { return }
+    guard connection.isActive else { return }
+    if sendPending(), cancel.isEmpty { connection.flush() }
+    guard !cancel.isEmpty else { return }
     lastTouches = []
     send(Frame(seq: seq, t: recorder.clock.ms(schedule.due(seq: seq)), touches: cancel))
     connection.flush()
@@ -76,6 +86,19 @@ final class SourceDriver {
     connection.sendText(buffer, maskKey: masks.next(), flush: false)
   }
 
+  /// Sends the samples gathered so far in one `frames` message; false if there were none.
+  @discardableResult
+  private func sendPending() -> Bool {
+    guard !pending.isEmpty else { return false }
+    var buffer = connection.channel.allocator.buffer(capacity: 14 + 32 + pending.count * 112)
+    buffer.moveWriterIndex(forwardBy: 14)
+    buffer.moveReaderIndex(forwardBy: 14)
+    ClientMessageEncoder.frames(pending, into: &buffer)
+    connection.sendText(buffer, maskKey: masks.next(), flush: false)
+    pending.removeAll(keepingCapacity: true)
+    return true
+  }
+
   /// Sends every frame due by `now`; false once there is nothing more to send (or it was
   /// stopped, or its connection closed).
   func sendDue(now: UInt64) -> Bool {
@@ -85,16 +108,27 @@ final class SourceDriver {
     while due <= now, due < end {
       recorder.data.framesScheduled += 1
       if let touches = trace.next() ?? (sendIdle ? [] : nil) {
-        send(Frame(seq: seq, t: recorder.clock.ms(due), touches: touches))
+        let frame = Frame(seq: seq, t: recorder.clock.ms(due), touches: touches)
+        if samplesPerMessage == 1 {
+          send(frame)
+          wrote = true
+        } else {
+          pending.append(frame)
+        }
+        // A sample's send lag counts to when it was taken; its wait for the rest of its
+        // message is in its latency, as a device's coalesced samples wait for their event.
         recorder.frameSent(scheduled: due, now: now)
         if sent == 0 { firstSentDue = due }
         lastSentDue = due
         sent += 1
         lastTouches = touches
-        wrote = true
       }
+      // A message covers N sample slots and goes when its last slot is due, with the samples
+      // there were (none while no finger is down, without --send-idle).
+      let lastOfMessage = samplesPerMessage > 1 && seq % Int64(samplesPerMessage) == 0
       seq += 1
       due = schedule.due(seq: seq)
+      if samplesPerMessage > 1, lastOfMessage || due >= end, sendPending() { wrote = true }
     }
     if wrote { connection.flush() }
     return due < end

@@ -131,6 +131,13 @@ struct TouchLoad: AsyncParsableCommand {
     help: "Send empty frames while no finger is down, so every source sends exactly -r frames/s.")
   var sendIdle = false
 
+  @Option(
+    name: .long,
+    help:
+      "Samples per message: more than 1 sends `frames` messages of N samples, each when its last sample is due, at the same -r samples per second (a device sending the coalesced samples of a display frame)."
+  )
+  var samplesPerMessage = 1
+
   @Option(name: .long, help: "Device surface in points, WIDTHxHEIGHT.")
   var device = "412x915"
 
@@ -180,6 +187,9 @@ struct TouchLoad: AsyncParsableCommand {
     guard sessions >= 1 else { throw ValidationError("--sessions must be at least 1") }
     guard observers >= 0 else { throw ValidationError("--observers must be 0 or more") }
     guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+    guard samplesPerMessage >= 1, samplesPerMessage <= Limits().maxFramesPerMessage else {
+      throw ValidationError("--samples-per-message must be from 1 to \(Limits().maxFramesPerMessage)")
+    }
     for (name, value) in [
       ("-d", duration), ("--ramp-up", rampUp), ("--warmup", warmup), ("--drain", drain),
       ("--max-send-lag", maxSendLag ?? "0"),
@@ -216,7 +226,8 @@ struct TouchLoad: AsyncParsableCommand {
       baseURL: url, sources: connections, rate: rate, duration: parseDuration(duration)!,
       rampUp: parseDuration(rampUp)!, warmup: parseDuration(warmup)!, drain: parseDuration(drain)!,
       sessions: sessions, observersPerSession: observers, raw: raw, observerQuery: observerQuery,
-      sessionPrefix: sessionPrefix, trace: trace, sendIdle: sendIdle, device: dev, seed: seed,
+      sessionPrefix: sessionPrefix, trace: trace, sendIdle: sendIdle, samplesPerMessage: samplesPerMessage,
+      device: dev, seed: seed,
       threads: threads, tick: parseDuration(tick)!,
       // A frame can wait up to one tick by design: the default leaves room for two.
       maxSendLag: maxSendLag.flatMap(parseDuration) ?? max(0.002, 2 * parseDuration(tick)!),

@@ -149,8 +149,8 @@ enum TraceLoader {
     return r
   }
 
-  /// A conformance vector: frames go through the real decoder (so ones it rejects are
-  /// skipped), `advance` becomes quiet time until its device time, the rest (control,
+  /// A conformance vector: frames (and each sample of a `frames` step) go through the real
+  /// decoder (so ones it rejects are skipped), `advance` becomes quiet time until its device time, the rest (control,
   /// close) is skipped.
   private static func vector(_ data: Data, path: String) throws -> Recording {
     guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -165,7 +165,11 @@ enum TraceLoader {
     {
       r.device = Device(name: d["name"] as? String ?? "vector", width: w, height: h)
     }
-    for step in steps {
+    // A `frames` step's samples are replayed as frames of their own.
+    let flat = steps.flatMap { step in
+      (step["frames"] as? [[String: Any]]).map { $0.map { ["frame": $0] } } ?? [step]
+    }
+    for step in flat {
       if var frame = step["frame"] as? [String: Any] {
         frame["type"] = "frame"
         guard let bytes = try? JSONSerialization.data(withJSONObject: frame),

@@ -33,6 +33,7 @@ public enum RecordingReplay {
       // The rate limit decides which frames reach the engine: replay it as it was live.
       config.limits.maxFramesPerSecond = l["maxFramesPerSecond"] as? Int ?? config.limits.maxFramesPerSecond
       config.limits.maxControlsPerSecond = l["maxControlsPerSecond"] as? Int ?? config.limits.maxControlsPerSecond
+      config.limits.maxFramesPerMessage = l["maxFramesPerMessage"] as? Int ?? config.limits.maxFramesPerMessage
     }
     // Each line parsed once, numbered as in the file.
     let records = try lines.enumerated().dropFirst().map {

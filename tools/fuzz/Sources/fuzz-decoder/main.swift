@@ -5,8 +5,8 @@ import TouchProtocol
 /// libFuzzer target: arbitrary bytes into `MessageDecoder().decode`, as the server does with
 /// every text message. It must never crash, hang or read out of bounds (run with ASan), and
 /// whatever it accepts must keep the protocol's promises: only finite numbers, a frame within
-/// the touch limit with distinct ids and a `seq` in 0...2^53-1, a hello with a positive
-/// surface. Every refusal carries a message.
+/// the touch limit with distinct ids and a `seq` in 0...2^53-1 (each sample of `frames` too,
+/// at most `maxFramesPerMessage` of them), a hello with a positive surface. Every refusal carries a message.
 let decoder = MessageDecoder()
 
 func check(_ ok: Bool, _ what: @autoclosure () -> String) {
@@ -15,16 +15,28 @@ func check(_ ok: Bool, _ what: @autoclosure () -> String) {
 
 func finite(_ v: Double?) -> Bool { v?.isFinite ?? true }
 
+func checkFrame(_ f: Frame) {
+  check(f.t.isFinite, "frame t \(f.t)")
+  check(f.seq >= 0 && f.seq <= 9_007_199_254_740_991, "frame seq \(f.seq)")
+  check(f.touches.count <= decoder.limits.maxTouchesPerFrame, "\(f.touches.count) touches")
+  check(Set(f.touches.map(\.id)).count == f.touches.count, "duplicate touch ids")
+  for p in f.touches {
+    check(p.x.isFinite && p.y.isFinite, "touch position \(p.x), \(p.y)")
+    check(finite(p.force) && finite(p.radiusX) && finite(p.radiusY), "touch extras")
+  }
+}
+
 func checkMessage(_ message: ClientMessage) {
   switch message {
   case .frame(let f):
-    check(f.t.isFinite, "frame t \(f.t)")
-    check(f.seq >= 0 && f.seq <= 9_007_199_254_740_991, "frame seq \(f.seq)")
-    check(f.touches.count <= decoder.limits.maxTouchesPerFrame, "\(f.touches.count) touches")
-    check(Set(f.touches.map(\.id)).count == f.touches.count, "duplicate touch ids")
-    for p in f.touches {
-      check(p.x.isFinite && p.y.isFinite, "touch position \(p.x), \(p.y)")
-      check(finite(p.force) && finite(p.radiusX) && finite(p.radiusY), "touch extras")
+    checkFrame(f)
+  case .frames(let samples):
+    check(samples.count <= decoder.limits.maxFramesPerMessage, "\(samples.count) samples")
+    for sample in samples {
+      switch sample {
+      case .success(let f): checkFrame(f)
+      case .failure(let e): check(!e.message.isEmpty, "sample error \(e.code) without a message")
+      }
     }
   case .hello(let h):
     check(h.device.width.isFinite && h.device.width > 0, "device width \(h.device.width)")

@@ -340,6 +340,13 @@ func convert(vector path: String, to out: String) throws {
       o.u8(0)
       o.u8(1)
       o.text(try json("frame", f))
+    } else if let samples = step["frames"] as? [[String: Any]] {
+      // The engine takes a `frames` message's samples one by one, as frames.
+      for f in samples {
+        o.u8(0)
+        o.u8(1)
+        o.text(try json("frame", f))
+      }
     } else if let t = (step["advance"] as? NSNumber)?.doubleValue {
       o.u8(4)
       o.u8(1)
