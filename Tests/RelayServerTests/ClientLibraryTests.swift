@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import Testing
 import TouchProtocol
@@ -144,6 +145,41 @@ import TouchRelayKit
     #expect(!seen.contains { if case .dropped = $0 { true } else { false } })
     await source.close()
     await observer.close()
+  }
+
+  @Test func theSamplesOfOneSendLeaveInOneFramesMessage() async throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("touch-relay-kit-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let relay = try TestRelay { $0.recordDirectory = dir.path }
+    defer { relay.stop() }
+    let observer = try RelayObserver(url: relay.url("/v1/observe/batch"), options: ObserverOptions(raw: true))
+    try await observer.start()
+    let source = try RelaySource(url: relay.url("/v1/source/batch"), hello: Hello(device: Self.device))
+    let welcome = try await source.start()
+    #expect(welcome.maxFramesPerMessage == 64)
+    // One event's coalesced samples: a finger lands, moves twice, lifts.
+    source.send([
+      Sample(t: 100, touches: [Self.touch(1, .began, 10)]),
+      Sample(t: 104, touches: [Self.touch(1, .moved, 14)]),
+      Sample(t: 108, touches: [Self.touch(1, .moved, 18)]),
+      Sample(t: 112, touches: [Self.touch(1, .ended, 18)]),
+    ])
+    // Raw observers get one `touches` per sample, as if sent one by one.
+    let seen = try await Self.collect(observer) { seen in
+      seen.contains { if case .touches(let t) = $0 { t.touches.first?.phase == .ended } else { false } }
+    }
+    let frames = seen.compactMap { if case .touches(let t) = $0 { t.frame } else { nil } }
+    #expect(frames.map(\.seq) == [1, 2, 3, 4])
+    #expect(frames.map(\.t) == [100, 104, 108, 112])
+    await source.close()
+    await observer.close()
+    // The server's recording holds what arrived: one message with the four samples.
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".jsonl") }
+    let recording = try String(contentsOf: dir.appendingPathComponent(try #require(files.first)), encoding: .utf8)
+    let inbound = recording.split(separator: "\n").filter { $0.contains(#""in":"#) && !$0.contains("hello") }
+    #expect(inbound.count == 1)
+    #expect(inbound.first?.contains(#"\"type\":\"frames\""#) == true)
   }
 
   @Test func observerReconnectsAndReappliesTheSnapshot() async throws {
