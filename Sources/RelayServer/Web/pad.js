@@ -2,7 +2,7 @@
 // says hello with the surface size in CSS pixels and records every input sample (each
 // touchmove's coalesced samples too); the samples of one event leave in one message. It
 // follows its own gestures and scene through an observer filtered to its source id.
-import { source as relaySource, observe, attachPointers } from "/sdk/touchrelay.js";
+import { source as relaySource, observe, attachPointers, coalescedEvents } from "/sdk/touchrelay.js";
 
 (function () {
   const session = TR.session();
@@ -100,11 +100,6 @@ import { source as relaySource, observe, attachPointers } from "/sdk/touchrelay.
   const pointerOfTouch = new Map(); // touch identifier -> pointerId
   const lastPointerDown = new Map(); // pointerId -> {x, y}
 
-  function coalesced(e) {
-    const list = typeof e.getCoalescedEvents === "function" ? e.getCoalescedEvents() : [];
-    return list && list.length ? list : [e];
-  }
-
   const hasTouchEvents = "ontouchstart" in window && typeof TouchEvent !== "undefined";
 
   function startInput() {
@@ -116,7 +111,7 @@ import { source as relaySource, observe, attachPointers } from "/sdk/touchrelay.
         surface.addEventListener("pointermove", (e) => {
           if (e.pointerType !== "touch") return;
           const samples = pending.get(e.pointerId) || [];
-          for (const c of coalesced(e)) samples.push(Object.assign(local(c.clientX, c.clientY), { t: c.timeStamp }));
+          for (const c of coalescedEvents(e)) samples.push(Object.assign(local(c.clientX, c.clientY), { t: c.timeStamp }));
           pending.set(e.pointerId, samples);
         });
         const forget = (e) => { pending.delete(e.pointerId); lastPointerDown.delete(e.pointerId); };

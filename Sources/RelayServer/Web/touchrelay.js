@@ -348,6 +348,12 @@ function point(id, phase, p) {
   return t;
 }
 
+/** A pointer event's coalesced samples, oldest first (the event itself where there are none). */
+export function coalescedEvents(e) {
+  const list = typeof e.getCoalescedEvents === "function" ? e.getCoalescedEvents() : [];
+  return list && list.length ? list : [e];
+}
+
 /**
  * Pointer Events on `element` as samples of `src`: each pointermove's coalesced samples
  * (PointerEvent.getCoalescedEvents()) in order, so they leave in one message. Coordinates are
@@ -359,10 +365,6 @@ export function attachPointers(element, src, onChange) {
     // A pen's pressure means something; a mouse's (0.5 while pressed) and most touch screens' do not.
     return { x: e.clientX - r.left, y: e.clientY - r.top, force: e.pointerType === "pen" ? e.pressure : undefined };
   };
-  const coalesced = (e) => {
-    const list = typeof e.getCoalescedEvents === "function" ? e.getCoalescedEvents() : [];
-    return list && list.length ? list : [e];
-  };
   const down = (e) => {
     e.preventDefault();
     try { element.setPointerCapture(e.pointerId); } catch (_) { /* not capturable */ }
@@ -371,7 +373,7 @@ export function attachPointers(element, src, onChange) {
   };
   const move = (e) => {
     if (!src.fingers.has(e.pointerId)) return;
-    for (const c of coalesced(e)) {
+    for (const c of coalescedEvents(e)) {
       src.sample(c.timeStamp || performance.now(), [Object.assign({ id: e.pointerId, phase: "moved" }, local(c))]);
     }
     if (onChange) onChange();
