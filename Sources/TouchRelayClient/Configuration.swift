@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 import TouchProtocol
 
 /// How a connection is opened and how it behaves.
@@ -26,6 +27,9 @@ public struct WebSocketConfiguration: Sendable {
   /// that stopped reading back up into the client's own buffers soon.
   public var sendBufferSize: Int? = nil
   public var noDelay: Bool = true
+  /// For `wss://`: how the server is verified (trust roots, certificate checks). Nil uses the
+  /// system's trust roots with full verification of the certificate and the host name.
+  public var tls: TLSConfiguration? = nil
 
   public init() {}
 

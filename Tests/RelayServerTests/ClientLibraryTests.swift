@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import NIOSSL
 import Testing
 import TouchProtocol
 import TouchRelayClient
@@ -180,6 +181,41 @@ import TouchRelayKit
     let inbound = recording.split(separator: "\n").filter { $0.contains(#""in":"#) && !$0.contains("hello") }
     #expect(inbound.count == 1)
     #expect(inbound.first?.contains(#"\"type\":\"frames\""#) == true)
+  }
+
+  @Test func sourceAndObserverOverTLS() async throws {
+    try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "openssl is needed (see .ci/run)")
+    let (dir, cert, key) = try TLSTests.makeCertificate()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let relay = try TestRelay {
+      $0.tlsCertificate = cert
+      $0.tlsKey = key
+    }
+    defer { relay.stop() }
+    var tls = TLSConfiguration.makeClientConfiguration()
+    tls.trustRoots = .file(cert)
+    var observing = RelayObserver.Configuration()
+    observing.websocket.tls = tls
+    let observer = try RelayObserver(
+      url: "wss://127.0.0.1:\(relay.port)/v1/observe/tls", options: ObserverOptions(raw: true),
+      configuration: observing)
+    try await observer.start()
+    var sending = RelaySource.Configuration()
+    sending.websocket.tls = tls
+    let source = try RelaySource(
+      url: "wss://localhost:\(relay.port)/v1/source/tls", hello: Hello(device: Self.device), configuration: sending)
+    let id = try #require(try await source.start().source)
+    source.send([Self.touch(1, .began, 10)], t: 5)
+    let seen = try await Self.collect(observer) { seen in
+      seen.contains { if case .touches = $0 { true } else { false } }
+    }
+    #expect(seen.contains { if case .touches(let t) = $0 { t.source == id } else { false } })
+    await source.close()
+    await observer.close()
+    // Without the certificate among its trust roots the client refuses the server.
+    let untrusting = try RelaySource(
+      url: "wss://127.0.0.1:\(relay.port)/v1/source/tls", hello: Hello(device: Self.device))
+    await #expect(throws: (any Error).self) { try await untrusting.start() }
   }
 
   @Test func observerReconnectsAndReappliesTheSnapshot() async throws {
