@@ -218,6 +218,48 @@ import TouchRelayKit
     await #expect(throws: (any Error).self) { try await untrusting.start() }
   }
 
+  @Test func aSlowConsumerIsToldWhatTheServerDropped() async throws {
+    let relay = try TestRelay {
+      $0.limits.observerQueue = 32
+      $0.gestures = false  // raw touches only: each frame is one message, delivered or dropped
+      $0.limits.maxFramesPerSecond = 1_000_000
+    }
+    defer { relay.stop() }
+    var slow = RelayObserver.Configuration()
+    slow.highWater = 64
+    slow.lowWater = 16
+    slow.websocket.receiveBufferSize = 4096
+    let observer = try RelayObserver(
+      url: relay.url("/v1/observe/slow"), options: ObserverOptions(raw: true), configuration: slow)
+    try await observer.start()
+    let source = try RelaySource(url: relay.url("/v1/source/slow"), hello: Hello(device: Self.device))
+    try await source.start()
+    // About 1.3 KB per mirrored frame, and nobody reads the observer meanwhile: far more than
+    // the library's high-water mark and the sockets' buffers hold.
+    let samples = 6000
+    for seq in 1...samples {
+      let touches = (0..<20).map {
+        TouchPoint(id: Int64($0), phase: seq == 1 ? .began : .moved, x: Double(seq % 400), y: 1)
+      }
+      source.send(touches, t: Double(seq))
+    }
+    let deadline = ContinuousClock.now + TestTime.seconds(20)
+    while source.pendingSamples > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    let sent = samples - source.mergedSamples
+    let last = Int64(samples)
+    let seen = try await Self.collect(observer, timeout: TestTime.seconds(30)) { seen in
+      if case .touches(let t)? = seen.last { t.origin.seq == last } else { false }
+    }
+    let seqs = seen.compactMap { if case .touches(let t) = $0 { t.origin.seq } else { nil } }
+    let delivered = seqs.count
+    let dropped = seen.reduce(0) { if case .dropped(let n) = $1 { $0 + n } else { $0 } }
+    #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $0 < $1 })
+    #expect(dropped > 0, "the stall never made the server drop")
+    #expect(delivered + dropped == sent, "delivered \(delivered) + dropped \(dropped) of \(sent)")
+    await source.close()
+    await observer.close()
+  }
+
   @Test func observerReconnectsAndReappliesTheSnapshot() async throws {
     let relay = try TestRelay()
     defer { relay.stop() }
