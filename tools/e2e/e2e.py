@@ -191,6 +191,7 @@ async def run(browser, base, site, out, failures):
     print(f"   big screen (another origin) lists: {shown}")
     if shown != wanted or not wanted:
         failures.append(f"the big-screen page of another origin lists {shown}, expected {wanted}")
+    await check_batched_samples(big, relay, session, failures)
     panels = await watch.eval("document.querySelectorAll('.source').length")
     if panels != 1:
         failures.append(f"the watch page shows {panels} source panels, expected 1")
@@ -219,6 +220,44 @@ async def run(browser, base, site, out, failures):
             await page.collect_problems()
         for p in page.problems:
             failures.append(f"{page.name} page: {p}")
+
+
+# In the big-screen page (another origin): a source of touchrelay.js records three samples in one
+# task; what it writes to its socket is counted, and an observer of the module gets them back.
+BATCH_SCRIPT = """(() => {
+  window.__batch = null;
+  const sent = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) { sent.push(JSON.parse(data).type); return send.call(this, data); };
+  import("http://RELAY/sdk/touchrelay.js").then(({ source, observe }) => {
+    const got = [];
+    const obs = observe("ws://RELAY/v1/observe/SESSION", { raw: true });
+    obs.on("touches", (m) => got.push(m.touches.map((t) => t.phase).join(",")));
+    obs.on("welcome", () => {
+      const pad = source("ws://RELAY/v1/source/SESSION", { name: "batch", width: 300, height: 300 });
+      pad.on("welcome", () => {
+        pad.sample(10, [{ id: 1, phase: "began", x: 10, y: 10 }]);
+        pad.sample(14, [{ id: 1, phase: "moved", x: 12, y: 10 }]);
+        pad.sample(18, [{ id: 1, phase: "ended", x: 14, y: 10 }]);
+        setTimeout(() => { window.__batch = { sent: sent.filter((t) => t.startsWith("frame")), got: got }; pad.close(); obs.close(); }, 700);
+      });
+    });
+  });
+  return true;
+})()"""
+
+
+async def check_batched_samples(page, relay, session, failures):
+    await page.eval(BATCH_SCRIPT.replace("RELAY", relay).replace("SESSION", session + "-batch"))
+    try:
+        await page.wait_for("window.__batch !== null", timeout=10)
+    except AssertionError:
+        failures.append("touchrelay.js's source never sent its batch")
+        return
+    batch = await page.eval("window.__batch")
+    print(f"   touchrelay.js source: sent {batch['sent']}, its observer got {batch['got']}")
+    if batch["sent"] != ["frames"] or batch["got"] != ["began", "moved", "ended"]:
+        failures.append(f"three samples of one task: expected one frames message and three touches, got {batch}")
 
 
 if __name__ == "__main__":
