@@ -55,12 +55,18 @@ struct JSONScanner {
   @inline(__always)
   func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
+  // Inlined, with the error made out of line: it runs for every bracket, colon and string of
+  // a frame, and as a call it cost more than its work.
+  @inline(__always)
   mutating func expect(_ byte: UInt8) throws(Failure) {
     skipWhitespace()
-    guard index < bytes.count, bytes[index] == byte else {
-      throw .syntax("expected '\(Character(Unicode.Scalar(byte)))' at byte \(index)")
-    }
+    guard index < bytes.count, bytes[index] == byte else { throw expected(byte) }
     index += 1
+  }
+
+  @inline(never)
+  private func expected(_ byte: UInt8) -> Failure {
+    .syntax("expected '\(Character(Unicode.Scalar(byte)))' at byte \(index)")
   }
 
   /// What the next value is, judged by its first byte (after whitespace).
@@ -233,13 +239,21 @@ struct JSONScanner {
   }
 
   /// True if an unescaped string token equals `literal` (compared byte for byte).
+  // Inlined: every member name of a frame is compared with several literals, most of them
+  // settled by the length alone; an escaped name takes the slow path out of line.
+  @inline(__always)
   func equals(_ raw: RawString, _ literal: StaticString) -> Bool {
-    if raw.escaped { return string(raw) == literal.description }
+    if raw.escaped { return escapedEquals(raw, literal) }
     let n = raw.end - raw.start
     guard n == literal.utf8CodeUnitCount else { return false }
     let lit = literal.utf8Start
     for k in 0..<n where bytes[raw.start + k] != lit[k] { return false }
     return true
+  }
+
+  @inline(never)
+  private func escapedEquals(_ raw: RawString, _ literal: StaticString) -> Bool {
+    string(raw) == literal.description
   }
 
   /// Reads a number token. Exact for the common case (up to 19 significant digits and a small

@@ -2,7 +2,8 @@
 """Instructions per frame, counted with callgrind: the same each run, whatever else the machine
 is doing, so a change of a few per cent shows where timed runs cannot see it.
 
-  tools/bench/instructions.py BINARY [BINARY ...] [--sources 30] [--seconds 10] [-- server flags]
+  tools/bench/instructions.py BINARY [BINARY ...] [--sources 30] [--seconds 10]
+                              [--samples-per-message N] [-- server flags]
 
 Each server (debug info stripped into a copy: valgrind 3.19 cannot read Swift's DWARF 5) runs
 under `valgrind --tool=callgrind` on loopback while touch-load (`.build-bench`, not under
@@ -17,7 +18,7 @@ LOAD = os.path.join(ROOT, ".build-bench", "release", "touch-load")
 RESULTS = os.path.join(ROOT, "tools", "bench", "results")
 
 
-def count(binary, sources, seconds, flags, tag, tmp):
+def count(binary, sources, seconds, flags, tag, tmp, samples_per_message=1):
     stripped = os.path.join(tmp, f"touch-relay-{tag}")
     shutil.copy(binary, stripped)
     subprocess.run(["strip", "--strip-debug", stripped], check=True)
@@ -33,7 +34,8 @@ def count(binary, sources, seconds, flags, tag, tmp):
         report = os.path.join(tmp, f"load-{tag}.json")
         subprocess.run([LOAD, "--url", f"ws://127.0.0.1:{m.group(1)}", "-c", str(sources), "-r", "60",
                         "--sessions", str(sources), "--observers", "1", "--raw", "--send-idle",
-                        "-d", f"{seconds}s", "--json", report, "-q"], check=True,
+                        "-d", f"{seconds}s", "--samples-per-message", str(samples_per_message),
+                        "--json", report, "-q"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(report) as f:
             frames = json.load(f)["framesSent"]
@@ -55,13 +57,16 @@ def main():
     p.add_argument("binaries", nargs="+")
     p.add_argument("--sources", type=int, default=30)
     p.add_argument("--seconds", type=int, default=10)
+    p.add_argument("--samples-per-message", type=int, default=1,
+                   help="touch-load's: the same 60 Hz of samples, N to a frames message")
     args = p.parse_args(argv)
     if not os.path.exists(LOAD):
         sys.exit(f"instructions: build touch-load first ({LOAD}): tools/bench/run builds it")
     os.makedirs(RESULTS, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for i, binary in enumerate(args.binaries):
-            total, loop, frames = count(binary, args.sources, args.seconds, flags, str(i), tmp)
+            total, loop, frames = count(binary, args.sources, args.seconds, flags, str(i), tmp,
+                                        args.samples_per_message)
             per_loop = f"{loop / frames:,.0f}" if loop else "?"
             print(f"{binary}: {frames:,} frames; per frame: {total / frames:,.0f} instructions in all, "
                   f"{per_loop} in the service loop (results/callgrind-{i}.out)", flush=True)
