@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "TouchProtocol", targets: ["TouchProtocol"]),
     .library(name: "GestureEngine", targets: ["GestureEngine"]),
     .library(name: "SignedTokens", targets: ["SignedTokens"]),
+    .library(name: "TouchRelayKit", targets: ["TouchRelayKit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -19,6 +20,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
   ],
   targets: [
     // libwebsockets from the system (Debian: libwebsockets-dev), plus a tiny shim header.
@@ -98,6 +100,18 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]
+    ),
+    // The client library for apps: a source (samples, bounded buffer, resume) and an observer
+    // (typed messages, reconnect), on top of TouchRelayClient's connection. Never the server's.
+    .target(
+      name: "TouchRelayKit",
+      dependencies: [
+        "TouchProtocol", "TouchRelayClient",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ]
     ),
     .executableTarget(
@@ -129,6 +143,7 @@ let package = Package(
       ]
     ),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
+    .testTarget(name: "TouchRelayKitTests", dependencies: ["TouchRelayKit", "TouchProtocol", "TouchRelayClient"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
     // Reading back the HTML and SVG the tools write (well-formed XML), for their tests.
     .target(name: "MarkupReading", path: "Tests/MarkupReading"),
@@ -151,8 +166,9 @@ let package = Package(
       name: "RelayServerTests",
       dependencies: [
         "RelayServer", "RelayCore", "TouchProtocol", "GestureEngine", "TouchRelayClient", "ConformanceSupport",
-        "SignedTokens",
+        "SignedTokens", "TouchRelayKit",
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,5 +1,5 @@
-/// The parts of a `ws://` or `http://` URL this client needs. Deliberately small: the relay
-/// is reached over plain TCP on loopback or a LAN (no TLS, no userinfo).
+/// The parts of a `ws://`, `wss://`, `http://` or `https://` URL this client needs.
+/// Deliberately small: no userinfo.
 public struct ClientURL: Sendable, Equatable {
   public var scheme: String
   /// A name or an address; an IPv6 address without its URL brackets (`::1`).
@@ -24,6 +24,7 @@ public struct ClientURL: Sendable, Equatable {
     let defaultPort: Int
     switch scheme {
     case "ws", "http": defaultPort = 80
+    case "wss", "https": defaultPort = 443
     default: throw .badURL(string)
     }
     let rest = string[schemeEnd.upperBound...]
@@ -57,6 +58,9 @@ public struct ClientURL: Sendable, Equatable {
     guard !host.isEmpty else { throw .badURL(string) }
     self.init(scheme: scheme, host: String(host), port: port, target: target)
   }
+
+  /// True for `wss` and `https`: the connection starts with a TLS handshake.
+  public var isTLS: Bool { scheme == "wss" || scheme == "https" }
 
   /// The same server with another target, e.g. `url.with(target: "/healthz")`.
   public func with(target: String) -> ClientURL {

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 import TouchProtocol
 
 /// How a connection is opened and how it behaves.
@@ -22,7 +23,13 @@ public struct WebSocketConfiguration: Sendable {
   public var autoRead: Bool = true
   /// SO_RCVBUF before connecting; small values make a non-reading peer back up sooner.
   public var receiveBufferSize: Int? = nil
+  /// SO_SNDBUF before connecting; fixing it stops the kernel growing it, so writes to a peer
+  /// that stopped reading back up into the client's own buffers soon.
+  public var sendBufferSize: Int? = nil
   public var noDelay: Bool = true
+  /// For `wss://`: how the server is verified (trust roots, certificate checks). Nil uses the
+  /// system's trust roots with full verification of the certificate and the host name.
+  public var tls: TLSConfiguration? = nil
 
   public init() {}
 

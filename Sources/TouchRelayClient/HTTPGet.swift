@@ -18,6 +18,8 @@ public enum HTTPClient {
     group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
   ) async throws -> HTTPResponse {
     let target = try ClientURL(url)
+    // Plain HTTP only: the pages and health checks it is for are tested over TCP.
+    guard !target.isTLS else { throw WebSocketClientError.badURL(url) }
     var head = HTTPRequestHead(version: .http1_1, method: method, uri: target.target)
     head.headers.add(name: "Host", value: target.hostHeader)
     head.headers.add(name: "Connection", value: "close")

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import TouchProtocol
 
@@ -82,8 +83,19 @@ public final class WebSocketConnection: Sendable {
     if let size = c.receiveBufferSize {
       bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(size))
     }
+    if let size = c.sendBufferSize {
+      bootstrap = bootstrap.channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
+    }
+    // One context per connection: made before connecting, so a bad configuration is an error
+    // here rather than in the channel.
+    let tls = try url.isTLS ? NIOSSLContext(configuration: c.tls ?? .makeClientConfiguration()) : nil
+    // An address is checked against the certificate's IP names; SNI takes names only.
+    let serverName = url.host.contains(":") || url.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : url.host
     let pending = try await bootstrap.connect(host: url.host, port: url.port) { channel in
       channel.eventLoop.makeCompletedFuture {
+        if let tls {
+          try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+        }
         let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: c.maxFrameSize) {
           channel, _ in
           channel.eventLoop.makeCompletedFuture {

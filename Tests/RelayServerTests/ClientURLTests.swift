@@ -15,8 +15,16 @@ import TouchRelayClient
       try ClientURL("ws://localhost?x=1") == ClientURL(scheme: "ws", host: "localhost", port: 80, target: "/?x=1"))
   }
 
+  @Test func tlsSchemesDefaultTo443() throws {
+    let secure = try ClientURL("wss://relay.example/v1/source/s")
+    #expect(secure == ClientURL(scheme: "wss", host: "relay.example", port: 443, target: "/v1/source/s"))
+    #expect(secure.isTLS)
+    #expect(try ClientURL("https://h").isTLS)
+    #expect(try !ClientURL("ws://h").isTLS)
+  }
+
   @Test func badURLsAreRefused() {
-    for bad in ["127.0.0.1:8080", "wss://h:1", "ws://:80", "ws://[::1", "ws://[::1]x", "ws://[::1]:99999", "ws://h:x"] {
+    for bad in ["127.0.0.1:8080", "ftp://h:1", "ws://:80", "ws://[::1", "ws://[::1]x", "ws://[::1]:99999", "ws://h:x"] {
       #expect(throws: WebSocketClientError.self, "\(bad)") { try ClientURL(bad) }
     }
   }

@@ -73,6 +73,23 @@ import TouchRelayClient
     #expect(header(try await get(relay, "/static/pad.js"), "Content-Security-Policy") == nil)
   }
 
+  @Test func theJavaScriptModuleIsServedToAnyOrigin() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let r = try await HTTPClient.get(
+      "http://127.0.0.1:\(relay.port)/sdk/touchrelay.js", headers: [("Origin", "http://big-screen.example")])
+    #expect(r.status == 200)
+    #expect(contentType(r) == "text/javascript; charset=utf-8")
+    #expect(r.header("Access-Control-Allow-Origin") == "*")
+    for export in [
+      "export function observe(", "export function source(", "export class Observer", "export class Source",
+    ] {
+      #expect(r.text.contains(export), "\(export)")
+    }
+    // The pages' own files are for this origin only.
+    #expect(try await get(relay, "/static/pad.js").header("Access-Control-Allow-Origin") == nil)
+  }
+
   @Test func badSessionNamesAre400() async throws {
     let relay = try TestRelay()
     defer { relay.stop() }
@@ -159,6 +176,10 @@ import TouchRelayClient
           reference.hasPrefix("/") && !reference.hasPrefix("//"), "\(path) references \(reference)")
         if reference.hasPrefix("/static/") { queue.append(reference) }
       }
+      for module in Self.imports(in: text) {
+        #expect(module.hasPrefix("/") && !module.hasPrefix("//"), "\(path) imports \(module)")
+        queue.append(module)
+      }
       if path.hasSuffix(".js") {
         // WebSockets are opened on the page's own host only.
         #expect(!text.contains("new WebSocket(\""), "\(path)")
@@ -166,11 +187,24 @@ import TouchRelayClient
     }
     #expect(
       seen.isSuperset(of: [
-        "/static/common.js", "/static/pad.js", "/static/watch.js", "/static/style.css",
+        "/static/common.js", "/static/pad.js", "/static/watch.js", "/static/style.css", "/sdk/touchrelay.js",
       ]))
     #expect(
       try await get(relay, "/static/common.js").text.contains(
         #""wss://" : "ws://") + location.host"#))
+  }
+
+  /// The modules a script imports (`from "…"`).
+  static func imports(in script: String) -> [String] {
+    var out: [String] = []
+    var rest = script[...]
+    while let start = rest.range(of: #"from ""#) {
+      let after = rest[start.upperBound...]
+      guard let end = after.firstIndex(of: "\"") else { break }
+      out.append(String(after[..<end]))
+      rest = after[end...]
+    }
+    return out
   }
 
   /// `src="…"` and `href="…"` values.

@@ -13,12 +13,18 @@ screenshots. Any JavaScript exception or console error fails it.
   pad's Touch Events path in Gecko.
 - webkit: WebKitGTK under Xvfb, classic WebDriver, the engine of Safari: one finger (its
   driver has one pointer), so tap, double tap and pan; no pinch.
-Each browser uses a session of its own (`e2e-<browser>`) on the same server."""
+Each browser uses a session of its own (`e2e-<browser>`) on the same server.
+In each browser, docs/examples/big-screen.html, served from another origin (a plain HTTP
+server of this script), imports /sdk/touchrelay.js from the relay (CORS) and observes the
+session: it must list the pad's gestures."""
 import argparse
 import asyncio
+import functools
+import http.server
 import json
 import os
 import sys
+import threading
 
 import websockets
 
@@ -50,6 +56,7 @@ async def main():
     unknown = [n for n in names if n not in BROWSERS]
     if unknown or not names:
         sys.exit(f"e2e: unknown browser {unknown}; choose from {', '.join(BROWSERS)}")
+    site = other_origin_site()
     failures = []
     for name in names:
         print(f"== {name}")
@@ -57,13 +64,14 @@ async def main():
         found = []
         try:
             await browser.start()
-            await run(browser, base, args.out, found)
+            await run(browser, base, site, args.out, found)
         except Exception as e:  # a browser that fails to start or to answer fails the check
             found.append(f"{type(e).__name__}: {e}")
         finally:
             await browser.stop()
         failures += [f"{name}: {f}" for f in found]
 
+    site.shutdown()
     if failures:
         print("e2e: FAILED")
         for f in failures:
@@ -72,7 +80,20 @@ async def main():
     print("e2e: passed (" + ", ".join(names) + ")")
 
 
-async def run(browser, base, out, failures):
+def other_origin_site():
+    """docs/examples on 127.0.0.1 at a port of its own: another origin than the relay's."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "examples")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+async def run(browser, base, site, out, failures):
     name = browser.name
     session = f"e2e-{name}"
     ws_base = "ws" + base[len("http"):]
@@ -92,6 +113,12 @@ async def run(browser, base, out, failures):
     await watch.navigate(f"{base}/watch/{session}")
     await watch.wait_for("document.getElementById('state').className.includes('live')")
     await watch.wait_for("document.getElementById('qr').complete && document.getElementById('qr').naturalWidth > 0")
+
+    # A big-screen app of another origin, on the module the relay serves.
+    relay = base[len("http://"):]
+    big = await browser.open_page("big-screen", 1024, 768, False)
+    await big.navigate(f"http://127.0.0.1:{site.server_address[1]}/big-screen.html?relay={relay}&session={session}")
+    await big.wait_for("document.getElementById('state').textContent === 'live'")
 
     pad = await browser.open_page("pad", 390, 844, True)
     await pad.navigate(f"{base}/pad/{session}?scene=sketch")
@@ -153,6 +180,18 @@ async def run(browser, base, out, failures):
     for want in ("tap", "double tap", "pinch ×", "pan ") if pinched else ("tap", "double tap", "pan "):
         if not any(entry.startswith(want) for entry in log or []):
             failures.append(f"the watch page's log shows no {want!r}: {log}")
+    # The same gestures as the browser-free observer saw, of the kinds the page asks for.
+    wanted = [g["gesture"] for g in done if g["gesture"] in ("tap", "pan", "pinch")]
+    listed = "[...document.querySelectorAll('#gestures li')].map(li => li.textContent)"
+    try:
+        await big.wait_for(f"{listed}.length >= {len(wanted)}", timeout=5)
+    except AssertionError:
+        pass
+    shown = await big.eval(listed)
+    print(f"   big screen (another origin) lists: {shown}")
+    if shown != wanted or not wanted:
+        failures.append(f"the big-screen page of another origin lists {shown}, expected {wanted}")
+    await check_batched_samples(big, relay, session, failures)
     panels = await watch.eval("document.querySelectorAll('.source').length")
     if panels != 1:
         failures.append(f"the watch page shows {panels} source panels, expected 1")
@@ -176,11 +215,49 @@ async def run(browser, base, out, failures):
     if pad_url != f"{base}/pad/stage-2":
         failures.append(f"the landing page's pad URL for 'stage-2' is {pad_url!r}")
 
-    for page in (pad, watch, landing):
+    for page in (pad, watch, big, landing):
         if hasattr(page, "collect_problems"):
             await page.collect_problems()
         for p in page.problems:
             failures.append(f"{page.name} page: {p}")
+
+
+# In the big-screen page (another origin): a source of touchrelay.js records three samples in one
+# task; what it writes to its socket is counted, and an observer of the module gets them back.
+BATCH_SCRIPT = """(() => {
+  window.__batch = null;
+  const sent = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) { sent.push(JSON.parse(data).type); return send.call(this, data); };
+  import("http://RELAY/sdk/touchrelay.js").then(({ source, observe }) => {
+    const got = [];
+    const obs = observe("ws://RELAY/v1/observe/SESSION", { raw: true });
+    obs.on("touches", (m) => got.push(m.touches.map((t) => t.phase).join(",")));
+    obs.on("welcome", () => {
+      const pad = source("ws://RELAY/v1/source/SESSION", { name: "batch", width: 300, height: 300 });
+      pad.on("welcome", () => {
+        pad.sample(10, [{ id: 1, phase: "began", x: 10, y: 10 }]);
+        pad.sample(14, [{ id: 1, phase: "moved", x: 12, y: 10 }]);
+        pad.sample(18, [{ id: 1, phase: "ended", x: 14, y: 10 }]);
+        setTimeout(() => { window.__batch = { sent: sent.filter((t) => t.startsWith("frame")), got: got }; pad.close(); obs.close(); }, 700);
+      });
+    });
+  });
+  return true;
+})()"""
+
+
+async def check_batched_samples(page, relay, session, failures):
+    await page.eval(BATCH_SCRIPT.replace("RELAY", relay).replace("SESSION", session + "-batch"))
+    try:
+        await page.wait_for("window.__batch !== null", timeout=10)
+    except AssertionError:
+        failures.append("touchrelay.js's source never sent its batch")
+        return
+    batch = await page.eval("window.__batch")
+    print(f"   touchrelay.js source: sent {batch['sent']}, its observer got {batch['got']}")
+    if batch["sent"] != ["frames"] or batch["got"] != ["began", "moved", "ended"]:
+        failures.append(f"three samples of one task: expected one frames message and three touches, got {batch}")
 
 
 if __name__ == "__main__":

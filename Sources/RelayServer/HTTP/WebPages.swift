@@ -5,7 +5,8 @@ import TouchProtocol
 
 /// The browser pages the server serves itself: `/` (landing), `/pad/{session}` (a phone's
 /// touch surface, a source), `/watch/{session}` (an observer view), `/qr/{session}.svg` (the
-/// pad URL as a QR code) and their files under `/static/`. The files are plain HTML, CSS and
+/// pad URL as a QR code), their files under `/static/` and the JavaScript client module at
+/// `/sdk/touchrelay.js`. The files are plain HTML, CSS and
 /// JavaScript in `Sources/RelayServer/Web` (SwiftPM resources), read once and served from memory.
 struct WebPages {
   let core: RelayCore
@@ -15,6 +16,7 @@ struct WebPages {
   func respond(to request: HTTPRequest) -> HTTPResponse? {
     let path = request.path
     if path == "/" || path == "/index.html" { return landing() }
+    if path == Self.sdkPath { return Self.sdk() }
     if path.hasPrefix("/static/") {
       return Self.file(String(path.dropFirst("/static/".count))) ?? .notFound
     }
@@ -89,6 +91,16 @@ struct WebPages {
   }
 
   // MARK: Files
+
+  /// The JavaScript client module. Module scripts load in CORS mode, so a page of another
+  /// origin (a big-screen app) may import it only with this header; it holds no secret.
+  static let sdkPath = "/sdk/touchrelay.js"
+
+  static func sdk() -> HTTPResponse {
+    guard var response = file("touchrelay.js") else { return .notFound }
+    if response.status == 200 { response.headers.append(("Access-Control-Allow-Origin", "*")) }
+    return response
+  }
 
   static func file(_ name: String) -> HTTPResponse? {
     let files = WebFiles.shared

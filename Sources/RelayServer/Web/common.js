@@ -1,5 +1,6 @@
 "use strict";
-// Shared by the pad and the watch page: URLs, reconnection, gesture labels, scene drawing.
+// Shared by the pad and the watch page: URLs, gesture labels, scene drawing (connections are
+// /sdk/touchrelay.js's).
 // Plain JavaScript for current Chromium, Safari (iOS) and Firefox; no framework, no network
 // requests other than to this server.
 const TR = (function () {
@@ -26,16 +27,6 @@ const TR = (function () {
     if (token) q.set("token", token);
     const qs = q.toString();
     return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path + (qs ? "?" + qs : "");
-  }
-
-  /** Reconnection delays: 0.5 s doubling to 8 s, with jitter; reset after a good connection. */
-  class Backoff {
-    constructor() { this.attempt = 0; }
-    next() {
-      const base = Math.min(8000, 500 * Math.pow(2, this.attempt++));
-      return Math.round(base * (0.75 + Math.random() * 0.5));
-    }
-    reset() { this.attempt = 0; }
   }
 
   const degrees = (rad) => Math.round((rad * 180) / Math.PI);
@@ -205,7 +196,7 @@ const TR = (function () {
   }
 
   return {
-    sessionPattern, session, param, wsURL, Backoff, describe, gestureColors, fingerColor, defaultRegions,
+    sessionPattern, session, param, wsURL, describe, gestureColors, fingerColor, defaultRegions,
     drawScene, fitCanvas, stateBadge,
   };
 })();

@@ -1,6 +1,8 @@
-"use strict";
-// The watch page: an observer (`?raw=1`) of the session. Each source gets a panel with its
-// live fingers, its gestures as they happen, its scene, and its latency and drop counts.
+// The watch page: an observer (`?raw=1`) of the session, built on /sdk/touchrelay.js. Each
+// source gets a panel with its live fingers, its gestures as they happen, its scene, and its
+// latency and drop counts.
+import { observe } from "/sdk/touchrelay.js";
+
 (function () {
   const session = TR.session();
   const setState = TR.stateBadge(document.getElementById("state"));
@@ -20,8 +22,7 @@
   }
 
   const sources = new Map(); // id -> panel state
-  const backoff = new TR.Backoff();
-  let ws = null;
+  let observer = null;
   let clockOffset = null; // server ms - performance.now() ms, from welcome.serverTime
   let droppedTotal = 0;
   let messages = 0;
@@ -49,7 +50,7 @@
     container.appendChild(el);
     s = {
       id: id, el: el, canvas: el.querySelector("canvas"), device: { name: "?", width: 400, height: 800 },
-      scene: null, sceneState: null, sceneSeq: -1, fingers: new Map(), trails: new Map(), marks: [],
+      scene: null, sceneState: null, fingers: new Map(), trails: new Map(), marks: [],
       active: new Map(), log: [], latencies: [], uplink: [], minUplink: Infinity, lastSeq: null,
       missed: 0, frames: 0, frameTimes: [], present: true,
     };
@@ -90,7 +91,7 @@
   }
 
   function send(m) {
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(m));
+    if (observer) observer.control(m);
   }
 
   const median = (list) => {
@@ -215,9 +216,8 @@
         break;
       }
       case "scene": {
+        // touchrelay.js passes on no state older than the one it keeps.
         const s = panelFor(m.source);
-        if (m.seq !== undefined && m.seq < s.sceneSeq) break;
-        if (m.seq !== undefined) s.sceneSeq = m.seq;
         s.sceneState = m.state;
         if (m.state && m.state.scene && s.scene !== m.state.scene) {
           s.scene = m.state.scene;
@@ -371,29 +371,20 @@
   // MARK: connection
 
   function connect() {
-    setState(backoff.attempt ? "reconnecting…" : "connecting…", "connecting");
-    const sock = new WebSocket(TR.wsURL("/v1/observe/" + session, { raw: "1" }), "touchrelay.v1");
-    ws = sock;
-    sock.onmessage = (e) => {
-      if (sock !== ws) return;
-      let m;
-      try { m = JSON.parse(e.data); } catch (_) { return; }
-      if (m.type === "welcome") backoff.reset();
-      onMessage(m);
-    };
-    sock.onclose = (e) => {
-      if (sock !== ws) return;
-      ws = null;
-      for (const s of sources.values()) s.fingers.clear();
-      if (e.code === 4401 || e.code === 4403) {
-        setState("refused (" + e.code + ")", "error");
-        return;
+    observer = observe(TR.wsURL("/v1/observe/" + session, {}), { raw: true });
+    for (const type of ["welcome", "source", "touches", "gesture", "scene", "dropped", "error"]) {
+      observer.on(type, onMessage);
+    }
+    observer.on("state", (st) => {
+      if (st.state === "connecting") {
+        setState(st.retry ? "reconnecting…" : "connecting…", "connecting");
+      } else if (st.state === "offline" || st.state === "refused") {
+        for (const s of sources.values()) s.fingers.clear();
+        if (st.state === "refused") setState("refused (" + st.code + ")", "error");
+        else setState("offline · retry in " + (st.delay / 1000).toFixed(1) + " s", "offline");
+        dirty = true;
       }
-      const delay = backoff.next();
-      setState("offline · retry in " + (delay / 1000).toFixed(1) + " s", "offline");
-      setTimeout(connect, delay);
-    };
-    sock.onerror = () => {};
+    });
   }
 
   window.addEventListener("resize", () => { dirty = true; });
