@@ -10,6 +10,8 @@ let package = Package(
     .library(name: "TouchProtocol", targets: ["TouchProtocol"]),
     .library(name: "GestureEngine", targets: ["GestureEngine"]),
     .library(name: "SignedTokens", targets: ["SignedTokens"]),
+    .library(name: "OSC", targets: ["OSC"]),
+    .library(name: "TUIO", targets: ["TUIO"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -46,6 +48,10 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]
     ),
+    // OSC 1.0 messages and bundles, read strictly and written. Pure Swift, no I/O.
+    .target(name: "OSC"),
+    // TUIO 1.1 and 2.0 cursors in as protocol sources and frames, TUIO 1.1 out. No I/O, no clock.
+    .target(name: "TUIO", dependencies: ["OSC", "TouchProtocol"]),
     // A cache prefetch hint (header only), for the relay core's engines.
     .systemLibrary(name: "CPrefetch"),
     // The relay's rules as a state machine: sessions, sources, observers, admission, fan-out and
@@ -64,6 +70,7 @@ let package = Package(
       name: "RelayServer",
       dependencies: [
         "CLibWebSockets", "CQREncode", "RelayCore", "TouchProtocol", "GestureEngine", "Markup", "SignedTokens",
+        "OSC", "TUIO",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
@@ -123,6 +130,7 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]
     ),
+    .testTarget(name: "TUIOTests", dependencies: ["OSC", "TUIO", "TouchProtocol"]),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
     // Reading back the HTML and SVG the tools write (well-formed XML), for their tests.
