@@ -91,6 +91,19 @@ public struct RelayConfiguration: Sendable {
   /// When set, a signed token's `aud` must be (or list) it.
   public var jwtAudience: String?
 
+  // MARK: TUIO (docs/tuio.md)
+
+  /// `--tuio-udp [HOST:]PORT`: the UDP address TUIO senders send to; nil: no TUIO input.
+  public var tuioUDP: String?
+  /// The session TUIO senders are sources of.
+  public var tuioSession = "tuio"
+  /// The surface (points) normalized TUIO positions are scaled to, unless TUIO 2.0 gives `dim`.
+  public var tuioSurface = (width: 1920.0, height: 1080.0)
+  /// TUIO senders followed at once (UDP carries no token: this bounds what spoofed ones cost).
+  public var tuioMaxSources = 64
+  /// Seconds of silence after which a TUIO sender has left.
+  public var tuioTimeout: Double = 3
+
   public init() {}
 
   /// A value outside what its option allows, or settings that contradict each other.

@@ -63,6 +63,11 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("event-loop")) var eventLoop: String?
   @Option(help: help("record")) var record: String?
   @Option(help: help("public-url")) var publicURL: String?
+  @Option(help: help("tuio-udp")) var tuioUDP: String?
+  @Option(help: help("tuio-session")) var tuioSession: String?
+  @Option(help: help("tuio-surface")) var tuioSurface: String?
+  @Option(help: help("tuio-max-sources")) var tuioMaxSources: String?
+  @Option(help: help("tuio-timeout")) var tuioTimeout: String?
 
   @Option(
     help: ArgumentHelp(
@@ -95,6 +100,8 @@ struct TouchRelayCommand: ParsableCommand {
       "gestures": gestures.map { $0 ? "on" : "off" }, "metrics": metrics.map { $0 ? "on" : "off" },
       "compression": compression.map { $0 ? "on" : "off" }, "deflate-mem-level": deflateMemLevel,
       "write-batch-bytes": writeBatchBytes, "event-loop": eventLoop, "record": record, "public-url": publicURL,
+      "tuio-udp": tuioUDP, "tuio-session": tuioSession, "tuio-surface": tuioSurface,
+      "tuio-max-sources": tuioMaxSources, "tuio-timeout": tuioTimeout,
     ]
   }
 

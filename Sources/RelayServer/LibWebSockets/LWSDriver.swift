@@ -41,6 +41,8 @@ final class LWSDriver {
   private(set) var loopHook: LoopHook?
   /// Our libev loop with --event-loop libev, nil with lws' poll loop.
   let eventLoop: UnsafeMutableRawPointer?
+  /// `--tuio-udp`: the TUIO senders' socket and their sources.
+  var tuio: TUIOListener?
 
   init(config: RelayConfiguration, access: AccessPolicy, logger: Logger, eventLoop: UnsafeMutableRawPointer?) {
     self.config = config
@@ -94,7 +96,11 @@ final class LWSDriver {
       let direct = core.pendingOutputCount <= Self.directWriteLimit
       core.drainOutputs { peer in
         // The wsi holds the driver's peer: no reference counting here.
-        guard let handle = peer.transport else { return }
+        guard let handle = peer.transport else {
+          // Sources without a connection: TUIO senders'.
+          tuio?.drain(peer, self)
+          return
+        }
         Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0, direct: direct) }
       }
       flushWrites()

@@ -34,6 +34,8 @@ public final class RelayServer: Sendable {
   private let address = Mutex<ListenAddress?>(nil)
   private let initialPolicy = Mutex(AccessPolicy())
   private let finished = DispatchSemaphore(value: 0)
+  /// `--tuio-udp`'s socket, bound in `start`, handed to the service thread.
+  private let tuioSocket = Mutex<TUIOSocket?>(nil)
 
   public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
     self.configuration = configuration
@@ -42,6 +44,9 @@ public final class RelayServer: Sendable {
 
   /// The port it listens on, once started.
   public var port: Int? { listening.withLock { $0 } }
+
+  /// The UDP port TUIO senders send to, once started with `--tuio-udp`.
+  public var tuioPort: Int? { tuioSocket.withLock { $0?.port } }
 
   /// Once started: whether only this machine can connect (`--host` a loopback address or
   /// interface, or a name that resolved to one).
@@ -92,6 +97,14 @@ public final class RelayServer: Sendable {
     }
     address.withLock { $0 = listenAddress }
     initialPolicy.withLock { $0 = policy }
+    if let spec = configuration.tuioUDP {
+      do {
+        let socket = try TUIOSocket.bind(spec, defaultHost: configuration.host)
+        tuioSocket.withLock { $0 = socket }
+      } catch {
+        throw StartError.badConfiguration("\(error)")
+      }
+    }
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
       self.serviceThread(ready: ready, address: listenAddress)
@@ -207,6 +220,18 @@ public final class RelayServer: Sendable {
       driver.heartbeat()
     }
     let vhost = lws_get_vhost_by_name(context, "default")
+    if let socket = tuioSocket.withLock({ $0 }), let vhost {
+      let listener = TUIOListener(socket: socket, configuration: configuration)
+      driver.tuio = listener
+      driver.metrics.tuioCounters = { [unowned listener] in listener.input.counters }
+      guard listener.adopt(vhost: vhost, protocolName: resources.tuioProtocolName, driver: driver) else {
+        logger.error("libwebsockets could not adopt the TUIO socket")
+        lws_context_destroy(context)
+        ready.signal()
+        return
+      }
+      logger.info("TUIO listening", metadata: ["udp": "\(socket.port)", "session": "\(configuration.tuioSession)"])
+    }
     let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
     contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
     listening.withLock { $0 = port }
@@ -228,6 +253,7 @@ public final class RelayServer: Sendable {
     driver.heartbeatTimer.cancel()
     driver.wakeTimer.cancel()
     driver.loopHook?.stop()
+    driver.tuio?.stop()
     lws_context_destroy(context)
     driver.context = nil
     logger.info("stopped")
@@ -239,6 +265,8 @@ private final class ContextResources {
   let iface: UnsafeMutablePointer<CChar>?
   let ipv6: Bool
   let protocolName: UnsafeMutablePointer<CChar>
+  /// The protocol the TUIO socket is adopted on (its raw file events go to `tuioCallback`).
+  let tuioProtocolName: UnsafeMutablePointer<CChar>
   let protocols: UnsafeMutablePointer<lws_protocols>
   let extensionName: UnsafeMutablePointer<CChar>
   let extensionOffer: UnsafeMutablePointer<CChar>
@@ -261,7 +289,8 @@ private final class ContextResources {
     iface = address.iface.map { strdup($0) }
     ipv6 = address.ipv6
     protocolName = strdup(TouchProtocol.protocolName)
-    protocols = .allocate(capacity: 2)
+    tuioProtocolName = strdup("touchrelay-tuio-udp")
+    protocols = .allocate(capacity: 3)
     // The first protocol also serves plain HTTP and peers that ask for no subprotocol.
     var p = lws_protocols()
     p.name = UnsafePointer(protocolName)
@@ -269,7 +298,11 @@ private final class ContextResources {
     p.per_session_data_size = 0
     p.rx_buffer_size = 16 * 1024
     protocols.initialize(to: p)
-    (protocols + 1).initialize(to: lws_protocols())
+    var tuio = lws_protocols()
+    tuio.name = UnsafePointer(tuioProtocolName)
+    tuio.callback = tuioCallback
+    (protocols + 1).initialize(to: tuio)
+    (protocols + 2).initialize(to: lws_protocols())
     extensionName = strdup("permessage-deflate")
     extensionOffer = strdup("permessage-deflate; client_no_context_takeover; client_max_window_bits")
     extensions = .allocate(capacity: 2)
@@ -292,6 +325,7 @@ private final class ContextResources {
     free(certificate)
     free(key)
     free(protocolName)
+    free(tuioProtocolName)
     free(extensionName)
     free(extensionOffer)
     protocols.deallocate()

@@ -1,6 +1,7 @@
 import Metrics
 import Prometheus
 import RelayCore
+import TUIO
 
 /// The server's metrics, through swift-metrics onto a Prometheus registry of this server's
 /// own (not the process-wide bootstrap, so several servers in one process stay apart).
@@ -23,6 +24,9 @@ final class RelayMetrics {
   /// Time in the gesture engine per frame, for one frame in `RelayCounters.engineTimeSampling`
   /// (the 1st, 17th, ... frame the server takes in).
   let engineTime: Metrics.Timer
+
+  /// The TUIO input's counters, with `--tuio-udp` (read on the service thread, as scrapes are).
+  var tuioCounters: (() -> TUIOCounters)?
 
   init() {
     var f = PrometheusMetricsFactory(registry: registry)
@@ -76,7 +80,21 @@ final class RelayMetrics {
     publish("touchrelay_read_pauses_total", [], c.readPauses)
     for (code, n) in c.errors { publish("touchrelay_errors_total", [("code", code)], n) }
     for (code, n) in c.closes { publish("touchrelay_closes_total", [("code", code)], n) }
+    if let t = tuioCounters?() { publishTUIO(t) }
     return registry.emitToBuffer()
+  }
+
+  private func publishTUIO(_ t: TUIOCounters) {
+    publish("touchrelay_tuio_datagrams_total", [], t.datagrams)
+    publish("touchrelay_tuio_frames_total", [], t.frames)
+    for (kind, n) in t.malformed { publish("touchrelay_tuio_malformed_total", [("kind", kind)], n) }
+    publish("touchrelay_tuio_stale_frames_total", [], t.staleFrames)
+    publish("touchrelay_tuio_redundant_frames_total", [], t.redundantFrames)
+    publish("touchrelay_tuio_restarts_total", [], t.restarts)
+    publish("touchrelay_tuio_refused_sources_total", [], t.refusedSources)
+    publish("touchrelay_tuio_skipped_messages_total", [], t.skippedMessages)
+    publish("touchrelay_tuio_fingers_over_limit_total", [], t.fingersOverLimit)
+    publish("touchrelay_tuio_timeouts_total", [], t.timeouts)
   }
 
   private func publish(_ name: String, _ dims: [(String, String)], _ total: Int) {
