@@ -60,7 +60,7 @@ let package = Package(
     .target(
       name: "RelayCore",
       dependencies: [
-        "CPrefetch", "TouchProtocol", "GestureEngine", "SignedTokens",
+        "CPrefetch", "TouchProtocol", "GestureEngine", "SignedTokens", "OSC", "TUIO",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),

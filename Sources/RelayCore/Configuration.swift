@@ -23,6 +23,8 @@ extension RelayCore {
     public var headroom = 0
     /// `.log` actions below this level are not made at all.
     public var logLevel = Logger.Level.info
+    /// The host in TUIO out's source names, `touchrelay:s1@HOST`.
+    public var tuioHost = "localhost"
 
     public init() {}
   }

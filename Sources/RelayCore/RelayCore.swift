@@ -265,6 +265,7 @@ public final class RelayCore {
       let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
       state.engine.prefetchBuffers()
       mirror(frame, origin: origin, in: peer.session)
+      mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
       counters.framesIn += 1
       // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record
       // cost about a tenth of what the engine itself costs per frame.

@@ -1,3 +1,4 @@
+import Foundation
 import RelayCore
 
 extension RelayConfiguration {
@@ -11,6 +12,7 @@ extension RelayConfiguration {
     c.maxPendingErrors = maxPendingErrors
     c.essentialOverflowFactor = essentialOverflowFactor
     c.record = recordDirectory != nil
+    c.tuioHost = ProcessInfo.processInfo.hostName
     return c
   }
 }

@@ -103,6 +103,8 @@ public struct RelayConfiguration: Sendable {
   public var tuioMaxSources = 64
   /// Seconds of silence after which a TUIO sender has left.
   public var tuioTimeout: Double = 3
+  /// `--tuio-out SESSION=HOST:PORT`, each: the session's touches and gestures as TUIO over UDP.
+  public var tuioOut: [String] = []
 
   public init() {}
 

@@ -211,6 +211,16 @@ public struct RelayOption: Sendable {
       "tuio-max-sources", \.tuioMaxSources, 1...10_000,
       "TUIO senders followed at once; datagrams from further ones are dropped and counted"),
     seconds("tuio-timeout", \.tuioTimeout, 0.1...3600, "Seconds of silence after which a TUIO sender has left"),
+    RelayOption(
+      flag: "tuio-out", valueName: "session=host:port", allowed: "",
+      help:
+        "Send a session's touches as TUIO 1.1 /tuio/2Dcur bundles and its gestures as /touchrelay/gesture over UDP to HOST:PORT (repeat the flag, or comma-separated)",
+      unsetText: "none", read: { $0.tuioOut.isEmpty ? nil : $0.tuioOut.joined(separator: ",") },
+      parse: { c, s in
+        c.tuioOut = s.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        return true
+      },
+      check: { _ in true }),
   ]
 
   // MARK: Kinds of option

@@ -68,6 +68,7 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("tuio-surface")) var tuioSurface: String?
   @Option(help: help("tuio-max-sources")) var tuioMaxSources: String?
   @Option(help: help("tuio-timeout")) var tuioTimeout: String?
+  @Option(help: help("tuio-out")) var tuioOut: [String] = []
 
   @Option(
     help: ArgumentHelp(
@@ -102,6 +103,7 @@ struct TouchRelayCommand: ParsableCommand {
       "write-batch-bytes": writeBatchBytes, "event-loop": eventLoop, "record": record, "public-url": publicURL,
       "tuio-udp": tuioUDP, "tuio-session": tuioSession, "tuio-surface": tuioSurface,
       "tuio-max-sources": tuioMaxSources, "tuio-timeout": tuioTimeout,
+      "tuio-out": tuioOut.isEmpty ? nil : tuioOut.joined(separator: ","),
     ]
   }
 

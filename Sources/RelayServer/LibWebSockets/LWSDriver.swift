@@ -43,6 +43,8 @@ final class LWSDriver {
   let eventLoop: UnsafeMutableRawPointer?
   /// `--tuio-udp`: the TUIO senders' socket and their sources.
   var tuio: TUIOListener?
+  /// `--tuio-out`: observers sending TUIO over UDP.
+  var tuioOut: TUIOOutput?
 
   init(config: RelayConfiguration, access: AccessPolicy, logger: Logger, eventLoop: UnsafeMutableRawPointer?) {
     self.config = config
@@ -97,8 +99,8 @@ final class LWSDriver {
       core.drainOutputs { peer in
         // The wsi holds the driver's peer: no reference counting here.
         guard let handle = peer.transport else {
-          // Sources without a connection: TUIO senders'.
-          tuio?.drain(peer, self)
+          // Peers without a connection: TUIO out's observers, TUIO senders' sources.
+          if tuioOut?.drain(peer, self) != true { tuio?.drain(peer, self) }
           return
         }
         Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0, direct: direct) }

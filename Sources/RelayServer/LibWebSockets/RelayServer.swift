@@ -105,6 +105,15 @@ public final class RelayServer: Sendable {
         throw StartError.badConfiguration("\(error)")
       }
     }
+    if !configuration.tuioOut.isEmpty {
+      // Checked here for a clear start-up error; resolved again on the service thread, which
+      // owns the sockets.
+      do {
+        _ = try TUIOOutput(configuration.tuioOut)
+      } catch {
+        throw StartError.badConfiguration("\(error)")
+      }
+    }
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
       self.serviceThread(ready: ready, address: listenAddress)
@@ -232,6 +241,12 @@ public final class RelayServer: Sendable {
       }
       logger.info("TUIO listening", metadata: ["udp": "\(socket.port)", "session": "\(configuration.tuioSession)"])
     }
+    if !configuration.tuioOut.isEmpty, let output = try? TUIOOutput(configuration.tuioOut) {
+      driver.tuioOut = output
+      driver.metrics.tuioOutCounts = { [unowned output] in (output.sent, output.failed) }
+      output.start(driver.core, at: driver.now())
+      driver.performActions()
+    }
     let port = vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
     contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
     listening.withLock { $0 = port }
@@ -254,6 +269,7 @@ public final class RelayServer: Sendable {
     driver.wakeTimer.cancel()
     driver.loopHook?.stop()
     driver.tuio?.stop()
+    driver.tuioOut?.stop()
     lws_context_destroy(context)
     driver.context = nil
     logger.info("stopped")

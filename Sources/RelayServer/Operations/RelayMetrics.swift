@@ -27,6 +27,8 @@ final class RelayMetrics {
 
   /// The TUIO input's counters, with `--tuio-udp` (read on the service thread, as scrapes are).
   var tuioCounters: (() -> TUIOCounters)?
+  /// TUIO out's datagrams sent and refused by the kernel, with `--tuio-out`.
+  var tuioOutCounts: (() -> (sent: Int, failed: Int))?
 
   init() {
     var f = PrometheusMetricsFactory(registry: registry)
@@ -81,6 +83,10 @@ final class RelayMetrics {
     for (code, n) in c.errors { publish("touchrelay_errors_total", [("code", code)], n) }
     for (code, n) in c.closes { publish("touchrelay_closes_total", [("code", code)], n) }
     if let t = tuioCounters?() { publishTUIO(t) }
+    if let (sent, failed) = tuioOutCounts?() {
+      publish("touchrelay_tuio_out_datagrams_total", [("result", "sent")], sent)
+      publish("touchrelay_tuio_out_datagrams_total", [("result", "failed")], failed)
+    }
     return registry.emitToBuffer()
   }
 
