@@ -105,7 +105,7 @@ let package = Package(
     .executableTarget(
       name: "touch-load",
       dependencies: [
-        "TouchProtocol", "TouchRelayClient", "Markup",
+        "TouchProtocol", "TouchRelayClient", "Markup", "OSC", "TUIO",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -7,24 +7,16 @@ Prints 'N passed, M failed'.
 
 usage: tools/tuio-interop.py [path/to/touch-relay]   (Debian: python3-liblo python3-websockets)
 """
-import asyncio, json, socket, sys, time
+import asyncio, json, sys, time
 
 sys.dont_write_bytecode = True  # no __pycache__ in tools/
 
 import liblo
 import websockets
 
-from relaytools import check, finish, relay_port, start_relay, stop_relay
+from relaytools import check, finish, free_udp_port, relay_port, start_relay, stop_relay
 
 binary = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/touch-relay"
-
-
-def free_udp_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def cur(*args):
