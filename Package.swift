@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "GestureEngine", targets: ["GestureEngine"]),
     .library(name: "SignedTokens", targets: ["SignedTokens"]),
     .library(name: "TouchRelayKit", targets: ["TouchRelayKit"]),
+    .library(name: "OSC", targets: ["OSC"]),
+    .library(name: "TUIO", targets: ["TUIO"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -53,6 +55,10 @@ let package = Package(
     // (No pkgConfig: its flags include a define SwiftPM warns about; the headers are in
     // /usr/include/hiredis and the module map links the library.)
     .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+    // OSC 1.0 messages and bundles, read strictly and written. Pure Swift, no I/O.
+    .target(name: "OSC"),
+    // TUIO 1.1 and 2.0 cursors in as protocol sources and frames, TUIO 1.1 out. No I/O, no clock.
+    .target(name: "TUIO", dependencies: ["OSC", "TouchProtocol"]),
     // A cache prefetch hint (header only), for the relay core's engines.
     .systemLibrary(name: "CPrefetch"),
     // The relay's rules as a state machine: sessions, sources, observers, admission, fan-out and
@@ -61,7 +67,7 @@ let package = Package(
     .target(
       name: "RelayCore",
       dependencies: [
-        "CPrefetch", "TouchProtocol", "GestureEngine", "SignedTokens",
+        "CPrefetch", "TouchProtocol", "GestureEngine", "SignedTokens", "OSC", "TUIO",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -71,6 +77,7 @@ let package = Package(
       name: "RelayServer",
       dependencies: [
         "CLibWebSockets", "CQREncode", "CHiredis", "RelayCore", "TouchProtocol", "GestureEngine", "Markup", "SignedTokens",
+        "OSC", "TUIO",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
@@ -117,7 +124,7 @@ let package = Package(
     .executableTarget(
       name: "touch-load",
       dependencies: [
-        "TouchProtocol", "TouchRelayClient", "Markup",
+        "TouchProtocol", "TouchRelayClient", "Markup", "OSC", "TUIO",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -142,6 +149,7 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]
     ),
+    .testTarget(name: "TUIOTests", dependencies: ["OSC", "TUIO", "TouchProtocol"]),
     .testTarget(name: "TouchProtocolTests", dependencies: ["TouchProtocol", "ConformanceSupport"]),
     .testTarget(name: "TouchRelayKitTests", dependencies: ["TouchRelayKit", "TouchProtocol", "TouchRelayClient"]),
     .testTarget(name: "GestureEngineTests", dependencies: ["GestureEngine", "TouchProtocol", "ConformanceSupport"]),
@@ -166,7 +174,7 @@ let package = Package(
       name: "RelayServerTests",
       dependencies: [
         "RelayServer", "RelayCore", "TouchProtocol", "GestureEngine", "TouchRelayClient", "ConformanceSupport",
-        "SignedTokens", "TouchRelayKit",
+        "SignedTokens", "TouchRelayKit", "OSC",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "NIOCore", package: "swift-nio"),

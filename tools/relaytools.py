@@ -159,6 +159,15 @@ def relay_port(proc):
     return int(re.search(r":(\d+) ", proc.stdout.readline()).group(1))
 
 
+def free_udp_port():
+    """A UDP port free on 127.0.0.1 now (for --tuio-udp and the receivers of --tuio-out)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 def stop_relay(proc):
     proc.terminate()
     proc.wait(timeout=10)

@@ -27,6 +27,8 @@ extension RelayCore {
     public var logLevel = Logger.Level.info
     /// Set: this relay is a node of a cluster (`RelayCore+Cluster`).
     public var cluster: ClusterRules?
+    /// The host in TUIO out's source names, `touchrelay:s1@HOST`.
+    public var tuioHost = "localhost"
 
     public init() {}
   }

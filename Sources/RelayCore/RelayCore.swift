@@ -227,6 +227,18 @@ public final class RelayCore {
     }
   }
 
+  /// One message already decoded by another transport (a TUIO sender's bundle) from a source
+  /// `peer`, received at `rt`: the same rules as a WebSocket source's, without JSON. Not
+  /// recorded (`--record` records WebSocket bytes).
+  public func receive(decoded message: ClientMessage, from peer: Peer, at rt: Double) {
+    now = rt
+    peer.messagesIn += 1
+    counters.messagesIn += 1
+    peer.source?.engine.prefetch()
+    guard peer.role == .source else { return }
+    handleSource(message, from: peer, rt: rt)
+  }
+
   private func handleSource(_ message: ClientMessage, from peer: Peer, rt: Double) {
     let state = peer.source
     var validator = state?.validator ?? SourceValidator()
@@ -285,6 +297,7 @@ public final class RelayCore {
     let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
     state.engine.prefetchBuffers()
     mirror(frame, origin: origin, in: peer.session)
+    mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
     counters.framesIn += 1
     // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record
     // cost about a tenth of what the engine itself costs per frame.

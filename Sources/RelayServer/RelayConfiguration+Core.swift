@@ -1,3 +1,4 @@
+import Foundation
 import RelayCore
 
 extension RelayConfiguration {
@@ -16,6 +17,7 @@ extension RelayConfiguration {
       // A new epoch each start: a node restarted under the same name is a new incarnation.
       c.cluster = ClusterRules(node: nodeID, epoch: UInt64.random(in: 1...UInt64.max))
     }
+    c.tuioHost = ProcessInfo.processInfo.hostName
     return c
   }
 }

@@ -122,6 +122,20 @@ public struct RelayConfiguration: Sendable {
   public var redisPrefix: String?
   /// The prefix in force.
   public var effectiveRedisPrefix: String { redisPrefix ?? "touchrelay" }
+  // MARK: TUIO (docs/tuio.md)
+
+  /// `--tuio-udp [HOST:]PORT`: the UDP address TUIO senders send to; nil: no TUIO input.
+  public var tuioUDP: String?
+  /// The session TUIO senders are sources of.
+  public var tuioSession = "tuio"
+  /// The surface (points) normalized TUIO positions are scaled to, unless TUIO 2.0 gives `dim`.
+  public var tuioSurface = (width: 1920.0, height: 1080.0)
+  /// TUIO senders followed at once (UDP carries no token: this bounds what spoofed ones cost).
+  public var tuioMaxSources = 64
+  /// Seconds of silence after which a TUIO sender has left.
+  public var tuioTimeout: Double = 3
+  /// `--tuio-out SESSION=HOST:PORT`, each: the session's touches and gestures as TUIO over UDP.
+  public var tuioOut: [String] = []
 
   public init() {}
 

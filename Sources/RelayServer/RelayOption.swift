@@ -221,6 +221,43 @@ public struct RelayOption: Sendable {
         return true
       },
       check: { $0.trustedProxies.allSatisfy { (try? IPNetwork($0)) != nil } }),
+    text(
+      "tuio-udp", \.tuioUDP,
+      "Listen for TUIO 1.1 and 2.0 senders on this UDP port (HOST:PORT, [V6]:PORT or PORT on --host's address); trusted networks only (docs/tuio.md)",
+      valueName: "[host:]port", unset: "off", nonEmpty: true),
+    RelayOption(
+      flag: "tuio-session", valueName: "name", allowed: "a session name ([A-Za-z0-9_-]{1,64})",
+      help: "Session TUIO senders are sources of", unsetText: "", read: { $0.tuioSession },
+      parse: { c, s in
+        c.tuioSession = s
+        return true
+      },
+      check: { SessionName.isValid($0.tuioSession) }),
+    RelayOption(
+      flag: "tuio-surface", valueName: "WxH", allowed: "WIDTHxHEIGHT in points, each from 1 to 100000",
+      help: "Surface TUIO's normalized positions are scaled to (unless a TUIO 2.0 sender gives its dim)",
+      unsetText: "", read: { "\($0.tuioSurface.width.formatted)x\($0.tuioSurface.height.formatted)" },
+      parse: { c, s in
+        let parts = s.split(separator: "x")
+        guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]) else { return false }
+        c.tuioSurface = (w, h)
+        return true
+      },
+      check: { (1...100_000).contains($0.tuioSurface.width) && (1...100_000).contains($0.tuioSurface.height) }),
+    integer(
+      "tuio-max-sources", \.tuioMaxSources, 1...10_000,
+      "TUIO senders followed at once; datagrams from further ones are dropped and counted"),
+    seconds("tuio-timeout", \.tuioTimeout, 0.1...3600, "Seconds of silence after which a TUIO sender has left"),
+    RelayOption(
+      flag: "tuio-out", valueName: "session=host:port", allowed: "",
+      help:
+        "Send a session's touches as TUIO 1.1 /tuio/2Dcur bundles and its gestures as /touchrelay/gesture over UDP to HOST:PORT (repeat the flag, or comma-separated)",
+      unsetText: "none", read: { $0.tuioOut.isEmpty ? nil : $0.tuioOut.joined(separator: ",") },
+      parse: { c, s in
+        c.tuioOut = s.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        return true
+      },
+      check: { _ in true }),
   ]
 
   // MARK: Kinds of option

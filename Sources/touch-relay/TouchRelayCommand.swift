@@ -69,6 +69,12 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("node-id")) var nodeID: String?
   @Flag(inversion: .prefixedNo, help: help("reuse-port")) var reusePort: Bool?
   @Option(help: help("trusted-proxy")) var trustedProxy: [String] = []
+  @Option(help: help("tuio-udp")) var tuioUDP: String?
+  @Option(help: help("tuio-session")) var tuioSession: String?
+  @Option(help: help("tuio-surface")) var tuioSurface: String?
+  @Option(help: help("tuio-max-sources")) var tuioMaxSources: String?
+  @Option(help: help("tuio-timeout")) var tuioTimeout: String?
+  @Option(help: help("tuio-out")) var tuioOut: [String] = []
 
   @Option(
     help: ArgumentHelp(
@@ -105,6 +111,9 @@ struct TouchRelayCommand: ParsableCommand {
       "redis": redis, "redis-prefix": redisPrefix,
       "node-id": nodeID, "reuse-port": reusePort.map { $0 ? "on" : "off" },
       "trusted-proxy": trustedProxy.isEmpty ? nil : trustedProxy.joined(separator: ","),
+      "tuio-udp": tuioUDP, "tuio-session": tuioSession, "tuio-surface": tuioSurface,
+      "tuio-max-sources": tuioMaxSources, "tuio-timeout": tuioTimeout,
+      "tuio-out": tuioOut.isEmpty ? nil : tuioOut.joined(separator: ","),
     ]
   }
 

@@ -28,6 +28,14 @@ let package = Package(
       ]
     ),
     .executableTarget(
+      name: "fuzz-osc",
+      dependencies: [
+        "CFuzzerDriver",
+        .product(name: "OSC", package: "TouchRelay"),
+        .product(name: "TUIO", package: "TouchRelay"),
+      ]
+    ),
+    .executableTarget(
       name: "fuzz-jose",
       dependencies: [
         "CFuzzerDriver",

@@ -64,6 +64,13 @@ struct TouchLoad: AsyncParsableCommand {
       "A cluster node's base URL for observers (repeat the flag: observers are spread over them in turn); default --url.")
   var observerURLs: [String] = []
 
+  @Option(
+    name: .long,
+    help:
+      "Send TUIO 1.1 over UDP to this HOST:PORT (the server's --tuio-udp) instead of WebSockets: -c senders at -r for -d; no observers, no latency."
+  )
+  var tuio: String?
+
   @Option(name: [.customShort("c"), .long], help: "Number of sources (phones) streaming frames.")
   var connections = 10
 
@@ -226,6 +233,16 @@ struct TouchLoad: AsyncParsableCommand {
   }
 
   func run() async throws {
+    if let tuio {
+      let size = parseDevice(device)!
+      let r = try TUIOLoad.run(
+        target: tuio, sources: connections, rate: rate, duration: parseDuration(duration)!,
+        scenario: Scenario(rawValue: scenario) ?? .mixed,
+        device: Device(name: "touch-load", width: size.0, height: size.1),
+        seed: seed)
+      print("tuio: \(connections) senders, \(r.bundles) bundles sent, \(r.failed) failed")
+      return
+    }
     let trace: TraceSource
     if !replay.isEmpty {
       trace = .recording(try TraceLoader.load(files: replay))

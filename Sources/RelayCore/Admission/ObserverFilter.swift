@@ -5,6 +5,13 @@ public struct ObserverFilter: Equatable, Sendable {
   public var raw = false
   public var source: String?
   public var gestures: Set<GestureKind>?
+  /// `format=tuio`: touches as TUIO 1.1 bundles and gestures as `/touchrelay/gesture`, both
+  /// OSC in binary messages (the protocol's notices stay JSON). Implies `raw`.
+  public var format = Format.json
+
+  public enum Format: String, Sendable {
+    case json, tuio
+  }
 
   public init(raw: Bool = false, source: String? = nil, gestures: Set<GestureKind>? = nil) {
     self.raw = raw
@@ -34,6 +41,9 @@ public struct ObserverFilter: Equatable, Sendable {
           set.insert(g)
         }
         f.gestures = set
+      case "format":
+        guard let format = Format(rawValue: value) else { return .failure(.badRequest("format must be json or tuio")) }
+        f.format = format
       case "token":
         // Checked by the access policy before the upgrade.
         continue
@@ -41,6 +51,7 @@ public struct ObserverFilter: Equatable, Sendable {
         return .failure(.badRequest("unknown query parameter '\(name.prefix(32))'"))
       }
     }
+    if f.format == .tuio { f.raw = true }
     return .success(f)
   }
 

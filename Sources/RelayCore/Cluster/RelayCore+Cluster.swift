@@ -311,10 +311,12 @@ extension RelayCore {
     }
     switch record.kind {
     case .touches:
-      forward(payload, record, in: local) { $0.raw }
+      // A `format=tuio` observer gets only its own node's sources as TUIO: the bus carries
+      // the JSON messages (protocol/README.md, section 7).
+      forward(payload, record, in: local) { $0.raw && $0.format == .json }
     case .gesture:
       if let source { track(record, of: source) }
-      forward(payload, record, in: local) { $0.wants(record.gesture) }
+      forward(payload, record, in: local) { $0.format == .json && $0.wants(record.gesture) }
     case .scene:
       source?.sceneState = Array(extra)
       forward(payload, record, in: local) { _ in true }
@@ -416,7 +418,8 @@ extension RelayCore {
       let origin = source.origin(t: e.t, rt: now)
       guard let local else { continue }
       var message: OutgoingMessage?
-      for obs in local.observers where obs.filter.wants(source: source.id) && obs.filter.wants(e.gesture) {
+      for obs in local.observers
+      where obs.filter.format == .json && obs.filter.wants(source: source.id) && obs.filter.wants(e.gesture) {
         let m =
           message
           ?? OutgoingMessage(

@@ -10,6 +10,8 @@ public final class OutgoingMessage {
   /// The server time (in ns) of the frame or timer that caused it, or of the event that made
   /// it: the start of the delivery latency metric.
   public let createdAt: Int64
+  /// Bytes, not text: an OSC packet for a `format=tuio` observer.
+  public internal(set) var isBinary = false
 
   /// A copy of `encoded`, made at server time `rt` (ms).
   public init(_ encoded: [UInt8], headroom: Int, supersedable: Bool, at rt: Double) {

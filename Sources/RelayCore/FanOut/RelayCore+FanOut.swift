@@ -18,7 +18,8 @@ extension RelayCore {
 
   func mirror(_ frame: Frame, origin: Origin, in session: Session) {
     var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.raw && obs.filter.wants(source: origin.source) {
+    for obs in session.observers
+    where obs.filter.raw && obs.filter.format == .json && obs.filter.wants(source: origin.source) {
       let m =
         message
         ?? OutgoingMessage(
@@ -39,7 +40,8 @@ extension RelayCore {
 
   func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
     var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
+    for obs in session.observers
+    where obs.filter.format == .json && obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
       let m =
         message
         ?? OutgoingMessage(
@@ -58,6 +60,7 @@ extension RelayCore {
         .gesture, in: session, source: origin.source, origin: origin, supersedable: e.state.isSupersedable,
         gesture: e, payload: m)
     }
+    if session.tuioObservers > 0 { broadcastGestureTUIO(e, origin: origin, in: session) }
   }
 
   /// `origin` is nil for a state no frame caused (a source's first scene).

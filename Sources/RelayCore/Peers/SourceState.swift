@@ -1,3 +1,4 @@
+import TUIO
 import TouchProtocol
 
 /// A source peer's protocol state once it has said hello.
@@ -18,6 +19,9 @@ public final class SourceState {
   /// in the `rate_limited` error).
   @exclusivity(unchecked) var frameGate: RateGate
   var lastRateLimitedSeq: Int64 = 0
+  /// This source's frames as TUIO bundles, from the first `format=tuio` observer on (its
+  /// velocities and session ids need every frame after that).
+  var tuioWriter: TUIOCursorWriter?
 
   init(info: SourceInfo, engine: any GestureProcessor, frameGate: RateGate) {
     self.info = info

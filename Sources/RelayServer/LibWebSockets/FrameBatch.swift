@@ -31,13 +31,14 @@ final class FrameBatch {
     storage.baseAddress!.advanced(by: headroom).assumingMemoryBound(to: UInt8.self)
   }
 
-  /// Appends one final (FIN) text frame carrying `payload`.
-  func appendText(_ payload: UnsafeRawBufferPointer) {
+  /// Appends one final (FIN) text frame carrying `payload` (binary: a binary frame, for
+  /// `format=tuio`'s OSC packets).
+  func appendText(_ payload: UnsafeRawBufferPointer, binary: Bool = false) {
     let n = payload.count
     let header = n < 126 ? 2 : n <= 0xFFFF ? 4 : 10
     reserve(header + n)
     var p = storage.baseAddress!.advanced(by: headroom + byteCount)
-    p.storeBytes(of: 0x81, as: UInt8.self)  // FIN | text
+    p.storeBytes(of: binary ? 0x82 : 0x81, as: UInt8.self)  // FIN | text (binary)
     switch header {
     case 2:
       p.storeBytes(of: UInt8(n), toByteOffset: 1, as: UInt8.self)

@@ -100,7 +100,7 @@ extension LWSDriver {
     } else if let m = core.nextMessage(for: peer) {
       let n = lws_write(
         link.wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
-        m.payloadCount, LWS_WRITE_TEXT)
+        m.payloadCount, m.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
       if n < 0 { return -1 }
       link.inFlight = m
       delivered(m, at: writeTime())
@@ -128,7 +128,7 @@ extension LWSDriver {
     batch.removeAll()
     defer { batched.removeAll(keepingCapacity: true) }
     while batch.byteCount < config.writeBatchBytes, let m = core.nextMessage(for: link.peer) {
-      m.withPayload { batch.appendText($0) }
+      m.withPayload { batch.appendText($0, binary: m.isBinary) }
       batched.append(m)
     }
     guard batch.frameCount > 0 else { return .nothing }

@@ -56,6 +56,10 @@ final class LWSDriver {
   let trustedProxies: TrustedProxies
   /// When an accept error was last logged (one a second at most: the socket stays readable).
   var acceptErrorLoggedAt: Double = -.infinity
+  /// `--tuio-udp`: the TUIO senders' socket and their sources.
+  var tuio: TUIOListener?
+  /// `--tuio-out`: observers sending TUIO over UDP.
+  var tuioOut: TUIOOutput?
 
   init(config: RelayConfiguration, access: AccessPolicy, logger: Logger, eventLoop: UnsafeMutableRawPointer?) {
     self.config = config
@@ -117,7 +121,11 @@ final class LWSDriver {
       let direct = core.pendingOutputCount <= Self.directWriteLimit
       core.drainOutputs { peer in
         // The wsi holds the driver's peer: no reference counting here.
-        guard let handle = peer.transport else { return }
+        guard let handle = peer.transport else {
+          // Peers without a connection: TUIO out's observers, TUIO senders' sources.
+          if tuioOut?.drain(peer, self) != true { tuio?.drain(peer, self) }
+          return
+        }
         Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0, direct: direct) }
       }
       flushWrites()

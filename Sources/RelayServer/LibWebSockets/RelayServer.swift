@@ -40,6 +40,8 @@ public final class RelayServer: Sendable {
     set { redisTargetBox.withLock { $0 = newValue } }
   }
   private let finished = DispatchSemaphore(value: 0)
+  /// `--tuio-udp`'s socket, bound in `start`, handed to the service thread.
+  private let tuioSocket = Mutex<TUIOSocket?>(nil)
 
   public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
     self.configuration = configuration
@@ -51,6 +53,9 @@ public final class RelayServer: Sendable {
 
   /// The port it listens on, once started.
   public var port: Int? { listening.withLock { $0 } }
+
+  /// The UDP port TUIO senders send to, once started with `--tuio-udp`.
+  public var tuioPort: Int? { tuioSocket.withLock { $0?.port } }
 
   /// Once started: whether only this machine can connect (`--host` a loopback address or
   /// interface, or a name that resolved to one).
@@ -115,6 +120,23 @@ public final class RelayServer: Sendable {
     let shared =
       configuration.reusePort
       ? try SharedListener.open(listenAddress, host: configuration.host, port: configuration.port) : nil
+    if let spec = configuration.tuioUDP {
+      do {
+        let socket = try TUIOSocket.bind(spec, defaultHost: configuration.host)
+        tuioSocket.withLock { $0 = socket }
+      } catch {
+        throw StartError.badConfiguration("\(error)")
+      }
+    }
+    if !configuration.tuioOut.isEmpty {
+      // Checked here for a clear start-up error; resolved again on the service thread, which
+      // owns the sockets.
+      do {
+        _ = try TUIOOutput(configuration.tuioOut)
+      } catch {
+        throw StartError.badConfiguration("\(error)")
+      }
+    }
     let ready = DispatchSemaphore(value: 0)
     let thread = Thread { [self] in
       self.serviceThread(ready: ready, address: listenAddress, shared: shared)
@@ -265,6 +287,24 @@ public final class RelayServer: Sendable {
       driver.heartbeat()
     }
     let vhost = lws_get_vhost_by_name(context, "default")
+    if let socket = tuioSocket.withLock({ $0 }), let vhost {
+      let listener = TUIOListener(socket: socket, configuration: configuration)
+      driver.tuio = listener
+      driver.metrics.tuioCounters = { [unowned listener] in listener.input.counters }
+      guard listener.adopt(vhost: vhost, protocolName: resources.tuioProtocolName, driver: driver) else {
+        logger.error("libwebsockets could not adopt the TUIO socket")
+        lws_context_destroy(context)
+        ready.signal()
+        return
+      }
+      logger.info("TUIO listening", metadata: ["udp": "\(socket.port)", "session": "\(configuration.tuioSession)"])
+    }
+    if !configuration.tuioOut.isEmpty, let output = try? TUIOOutput(configuration.tuioOut) {
+      driver.tuioOut = output
+      driver.metrics.tuioOutCounts = { [unowned output] in (output.sent, output.failed) }
+      output.start(driver.core, at: driver.now())
+      driver.performActions()
+    }
     let port = shared?.port ?? vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
     contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
     listening.withLock { $0 = port }
@@ -286,6 +326,8 @@ public final class RelayServer: Sendable {
     driver.heartbeatTimer.cancel()
     driver.wakeTimer.cancel()
     driver.loopHook?.stop()
+    driver.tuio?.stop()
+    driver.tuioOut?.stop()
     lws_context_destroy(context)
     driver.context = nil
     logger.info("stopped")
@@ -299,6 +341,8 @@ private final class ContextResources {
   let protocolName: UnsafeMutablePointer<CChar>
   let redisProtocolName: UnsafeMutablePointer<CChar>
   let listenerName = strdup(SharedListener.protocolName)!
+  /// The protocol the TUIO socket is adopted on (its raw file events go to `tuioCallback`).
+  let tuioProtocolName: UnsafeMutablePointer<CChar>
   let protocols: UnsafeMutablePointer<lws_protocols>
   let extensionName: UnsafeMutablePointer<CChar>
   let extensionOffer: UnsafeMutablePointer<CChar>
@@ -321,7 +365,8 @@ private final class ContextResources {
     iface = address.iface.map { strdup($0) }
     ipv6 = address.ipv6
     protocolName = strdup(TouchProtocol.protocolName)
-    protocols = .allocate(capacity: 4)
+    tuioProtocolName = strdup("touchrelay-tuio-udp")
+    protocols = .allocate(capacity: 5)
     // The first protocol also serves plain HTTP and peers that ask for no subprotocol.
     var p = lws_protocols()
     p.name = UnsafePointer(protocolName)
@@ -336,12 +381,16 @@ private final class ContextResources {
     redis.callback = redisCallback
     redis.rx_buffer_size = 64 * 1024
     (protocols + 1).initialize(to: redis)
+    var tuio = lws_protocols()
+    tuio.name = UnsafePointer(tuioProtocolName)
+    tuio.callback = tuioCallback
+    (protocols + 2).initialize(to: tuio)
     var listener = lws_protocols()
     listener.name = UnsafePointer(listenerName)
     listener.callback = listenerCallback
     // Listed only with --reuse-port (the list ends at the first empty entry).
-    (protocols + 2).initialize(to: c.reusePort ? listener : lws_protocols())
-    (protocols + 3).initialize(to: lws_protocols())
+    (protocols + 3).initialize(to: c.reusePort ? listener : lws_protocols())
+    (protocols + 4).initialize(to: lws_protocols())
     extensionName = strdup("permessage-deflate")
     extensionOffer = strdup("permessage-deflate; client_no_context_takeover; client_max_window_bits")
     extensions = .allocate(capacity: 2)
@@ -366,6 +415,7 @@ private final class ContextResources {
     free(protocolName)
     free(redisProtocolName)
     free(listenerName)
+    free(tuioProtocolName)
     free(extensionName)
     free(extensionOffer)
     protocols.deallocate()

@@ -1,6 +1,7 @@
 import Metrics
 import Prometheus
 import RelayCore
+import TUIO
 
 /// The server's metrics, through swift-metrics onto a Prometheus registry of this server's
 /// own (not the process-wide bootstrap, so several servers in one process stay apart).
@@ -28,6 +29,11 @@ final class RelayMetrics {
 
   /// `touchrelay_node_info{node="..."} 1`: which node a scrape came from, to join on.
   private let nodeInfo: Metrics.Gauge
+
+  /// The TUIO input's counters, with `--tuio-udp` (read on the service thread, as scrapes are).
+  var tuioCounters: (() -> TUIOCounters)?
+  /// TUIO out's datagrams sent and refused by the kernel, with `--tuio-out`.
+  var tuioOutCounts: (() -> (sent: Int, failed: Int))?
 
   init(nodeID: String) {
     var f = PrometheusMetricsFactory(registry: registry)
@@ -117,7 +123,25 @@ final class RelayMetrics {
     for (code, n) in c.errors { publish("touchrelay_errors_total", [("code", code)], n) }
     for (code, n) in c.closes { publish("touchrelay_closes_total", [("code", code)], n) }
     if let cluster = core.cluster { publishCluster(cluster, bus: bus?.counters ?? BusCounters()) }
+    if let t = tuioCounters?() { publishTUIO(t) }
+    if let (sent, failed) = tuioOutCounts?() {
+      publish("touchrelay_tuio_out_datagrams_total", [("result", "sent")], sent)
+      publish("touchrelay_tuio_out_datagrams_total", [("result", "failed")], failed)
+    }
     return registry.emitToBuffer()
+  }
+
+  private func publishTUIO(_ t: TUIOCounters) {
+    publish("touchrelay_tuio_datagrams_total", [], t.datagrams)
+    publish("touchrelay_tuio_frames_total", [], t.frames)
+    for (kind, n) in t.malformed { publish("touchrelay_tuio_malformed_total", [("kind", kind)], n) }
+    publish("touchrelay_tuio_stale_frames_total", [], t.staleFrames)
+    publish("touchrelay_tuio_redundant_frames_total", [], t.redundantFrames)
+    publish("touchrelay_tuio_restarts_total", [], t.restarts)
+    publish("touchrelay_tuio_refused_sources_total", [], t.refusedSources)
+    publish("touchrelay_tuio_skipped_messages_total", [], t.skippedMessages)
+    publish("touchrelay_tuio_fingers_over_limit_total", [], t.fingersOverLimit)
+    publish("touchrelay_tuio_timeouts_total", [], t.timeouts)
   }
 
   private func publish(_ name: String, _ dims: [(String, String)], _ total: Int) {

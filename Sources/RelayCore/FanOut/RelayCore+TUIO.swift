@@ -1,0 +1,56 @@
+import OSC
+import TUIO
+import TouchProtocol
+
+extension Session {
+  /// Observers that asked for `format=tuio` (a scan: sessions have few observers of that kind,
+  /// and the JSON fan-out scans them all anyway).
+  var tuioObservers: Int {
+    var n = 0
+    for o in observers where o.filter.format == .tuio { n += 1 }
+    return n
+  }
+}
+
+/// Fan-out to `format=tuio` observers (TUIO out over UDP, `?format=tuio` WebSockets): each
+/// source frame becomes one TUIO 1.1 `/tuio/2Dcur` bundle and each gesture one
+/// `/touchrelay/gesture` message, encoded once for all of them and only when one wants it.
+extension RelayCore {
+  func mirrorTUIO(_ frame: Frame, origin: Origin, state: SourceState, in session: Session) {
+    if state.tuioWriter == nil {
+      guard session.tuioObservers > 0 else { return }
+      state.tuioWriter = TUIOCursorWriter(sourceName: "touchrelay:\(state.info.id)@\(configuration.tuioHost)")
+    }
+    // Every frame from the first on, wanted or not: velocities and session ids need them all.
+    guard let bundle = state.tuioWriter?.bundle(for: frame, device: state.info.device) else { return }
+    var message: OutgoingMessage?
+    for obs in session.observers where obs.filter.format == .tuio && obs.filter.wants(source: origin.source) {
+      let m = message ?? osc(.bundle(bundle), supersedable: true, at: origin.rt)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  func broadcastGestureTUIO(_ e: GestureEvent, origin: Origin, in session: Session) {
+    guard let state = session.sources.first(where: { $0.source?.info.id == origin.source })?.source else { return }
+    var message: OutgoingMessage?
+    for obs in session.observers
+    where obs.filter.format == .tuio && obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
+      let m =
+        message
+        ?? osc(
+          .message(TUIOGestureMessage.message(e, source: origin.source, device: state.info.device)),
+          supersedable: e.state.isSupersedable, at: origin.rt)
+      message = m
+      enqueue(m, to: obs)
+    }
+  }
+
+  private func osc(_ packet: OSCPacket, supersedable: Bool, at rt: Double) -> OutgoingMessage {
+    var e = OSCEncoder(prefix: headroom)
+    e.append(packet)
+    let m = OutgoingMessage(e.bytes, headroom: headroom, supersedable: supersedable, at: rt)
+    m.isBinary = true
+    return m
+  }
+}

@@ -1,0 +1,164 @@
+import CLibWebSockets
+import Foundation
+import RelayCore
+import TUIO
+import TouchProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// TUIO senders on the service thread: reads the UDP socket (adopted into lws' loop as a raw
+/// file descriptor, so it works on libev and on poll), feeds `TUIOInput` and makes each sender
+/// a source of the core without a connection. Owned by the driver; touched by the service
+/// thread only.
+final class TUIOListener {
+  let socket: TUIOSocket
+  private let session: String
+  private(set) var input: TUIOInput
+  /// The core's peer of each sender (`TUIOInput`'s key).
+  private var peers: [String: Peer] = [:]
+  private var events: [TUIOEvent] = []
+  /// One datagram at a time: UDP's largest payload.
+  private var buffer = [UInt8](repeating: 0, count: 65536)
+  private var timer: RelayTimer?
+  private var timerAt: Double?
+  /// The socket's lws handle once adopted.
+  private(set) var wsi: OpaquePointer?
+
+  init(socket: TUIOSocket, configuration c: RelayConfiguration) {
+    self.socket = socket
+    session = c.tuioSession
+    var s = TUIOSettings()
+    s.surfaceWidth = c.tuioSurface.width
+    s.surfaceHeight = c.tuioSurface.height
+    s.maxSources = c.tuioMaxSources
+    s.timeoutMs = c.tuioTimeout * 1000
+    s.maxFingers = c.limits.maxFingers
+    input = TUIOInput(settings: s)
+  }
+
+  /// Puts the socket on the context's loop; events arrive at `tuioCallback`.
+  func adopt(vhost: OpaquePointer, protocolName: UnsafePointer<CChar>, driver: LWSDriver) -> Bool {
+    var fd = lws_sock_file_fd_type()
+    fd.filefd = socket.fd
+    wsi = lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, fd, protocolName, nil)
+    guard wsi != nil else { return false }
+    timer = RelayTimer(loop: driver.eventLoop, owner: Unmanaged.passUnretained(driver).toOpaque(), fire: tuioTimerFired)
+    return true
+  }
+
+  /// Reads every datagram waiting, until the socket has none.
+  func readAll(_ driver: LWSDriver) {
+    var from = sockaddr_storage()
+    while true {
+      var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+      let n = buffer.withUnsafeMutableBytes { b in
+        withUnsafeMutablePointer(to: &from) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            recvfrom(socket.fd, b.baseAddress, b.count, 0, $0, &length)
+          }
+        }
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        break  // EAGAIN: nothing more for now (other errors: ICMP reports, nothing to do)
+      }
+      let (host, port) = TUIOSocket.sender(from)
+      let rt = driver.now()
+      events.removeAll(keepingCapacity: true)
+      buffer.withUnsafeBytes {
+        input.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n]), host: host, port: port, at: rt, into: &events)
+      }
+      carryOut(driver, at: rt)
+      // Each datagram's actions now: a burst of frames would otherwise queue them all first.
+      driver.performActions()
+    }
+    planExpiry(driver)
+  }
+
+  private func carryOut(_ driver: LWSDriver, at rt: Double) {
+    let core = driver.core
+    for event in events {
+      switch event {
+      case .joined(let key, let hello):
+        guard !core.stopping else {
+          input.forget(key)
+          continue
+        }
+        let peer = core.open(.source(session: session), address: "tuio:\(key)", transport: nil, at: rt)
+        peers[key] = peer
+        core.receive(decoded: .hello(hello), from: peer, at: rt)
+      case .updated(let key, let hello):
+        if let peer = peers[key] { core.receive(decoded: .hello(hello), from: peer, at: rt) }
+      case .frame(let key, let frame):
+        guard let peer = peers[key], peer.isOpen else { continue }
+        core.receive(decoded: .frame(frame), from: peer, at: rt)
+      case .left(let key):
+        guard let peer = peers.removeValue(forKey: key) else { continue }
+        // A goodbye, not a dropped network: observers are told `left` at once.
+        core.peerSentClose(peer, code: 1000)
+        core.closed(peer, at: rt)
+      }
+    }
+  }
+
+  /// A TUIO source has output (its welcome, errors) or its close from the core: there is no
+  /// connection to write to, so it is taken and let go; a close ends the peer.
+  func drain(_ peer: Peer, _ driver: LWSDriver) {
+    while driver.core.nextMessage(for: peer) != nil {}
+    guard peer.closeToSend != nil else { return }
+    if let key = peers.first(where: { $0.value === peer })?.key {
+      peers[key] = nil
+      input.forget(key)
+    }
+    driver.core.closed(peer, at: driver.now())
+  }
+
+  func timerFired(_ driver: LWSDriver) {
+    timerAt = nil
+    let rt = driver.now()
+    events.removeAll(keepingCapacity: true)
+    input.expire(at: rt, into: &events)
+    carryOut(driver, at: rt)
+    driver.performActions()
+    planExpiry(driver)
+  }
+
+  private func planExpiry(_ driver: LWSDriver) {
+    guard let due = input.nextExpiry, let context = driver.context else { return }
+    // A little after the deadline, so the sender is past it when the timer fires.
+    let at = due + 1
+    if let planned = timerAt, planned <= at { return }
+    timerAt = at
+    timer?.schedule(context, afterMilliseconds: at - driver.now())
+  }
+
+  func stop() {
+    timer?.cancel()
+  }
+}
+
+func tuioTimerFired(_ owner: UnsafeMutableRawPointer?) {
+  guard let owner else { return }
+  let driver = Unmanaged<LWSDriver>.fromOpaque(owner).takeUnretainedValue()
+  driver.tuio?.timerFired(driver)
+}
+
+/// The lws protocol the TUIO socket is adopted on: only its raw file events.
+func tuioCallback(
+  _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+  _ input: UnsafeMutableRawPointer?, _ len: Int
+) -> Int32 {
+  guard let wsi, let driver = driverOf(wsi) else { return 0 }
+  switch reason {
+  case LWS_CALLBACK_RAW_RX_FILE:
+    driver.tuio?.readAll(driver)
+    return 0
+  case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE, LWS_CALLBACK_ESTABLISHED, LWS_CALLBACK_HTTP:
+    // Not a WebSocket or HTTP protocol: a client naming it gets nothing.
+    return -1
+  default:
+    return 0
+  }
+}
