@@ -165,7 +165,7 @@ let package = Package(
     .testTarget(
       name: "RelayCoreTests",
       dependencies: [
-        "RelayCore", "TouchProtocol", "GestureEngine", "ConformanceSupport", "SignedTokens",
+        "RelayCore", "TouchProtocol", "GestureEngine", "ConformanceSupport", "SignedTokens", "OSC",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
       ]

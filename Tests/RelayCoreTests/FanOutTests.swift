@@ -1,4 +1,5 @@
 import ConformanceSupport
+import OSC
 import RelayCore
 import Testing
 import TouchProtocol
@@ -87,5 +88,35 @@ import TouchProtocol
     let (_, welcome) = try h.observer("s", at: 10)
     #expect(welcome["sources"]?.array?.count == 1)
     #expect(welcome["scenes"] != nil)
+  }
+
+  /// `format=tuio`: one OSC bundle per frame and one OSC message per gesture, binary, encoded
+  /// once for every TUIO observer; notices stay JSON; JSON observers get no OSC.
+  @Test func tuioObserversGetOSCOncePerFrameAndJSONNotices() throws {
+    let h = CoreHarness()
+    var f = ObserverFilter()
+    f.format = .tuio
+    f.raw = true
+    let (a, _) = try h.observer("t", f)
+    let (b, _) = try h.observer("t", f)
+    let (json, _) = try h.observer("t")
+    let (src, id) = try h.source("t")
+    h.send(h.frame(1, t: 10, [(1, "began", 100, 200)]), from: src, at: 10)
+    h.send(h.frame(2, t: 20, [(1, "ended", 100, 200)]), from: src, at: 20)
+    var firstBundle: OutgoingMessage?
+    for peer in [a, b] {
+      var messages: [OutgoingMessage] = []
+      while let m = h.core.nextMessage(for: peer) { messages.append(m) }
+      #expect(messages.first?.isBinary == false && messages.first?.text.contains("\"joined\"") == true)
+      let osc = messages.filter(\.isBinary)
+      #expect(osc.count == 2)
+      let bundle = try OSCDecoder.decode(osc[0].withPayload { Array($0) }).get()
+      #expect(bundle.messages[0].arguments == [.string("source"), .string("touchrelay:\(id)@localhost")])
+      #expect(bundle.messages[2].arguments[2] == .float32(0.25) && bundle.messages[2].arguments[3] == .float32(0.25))
+      // The same bytes for both: encoded once.
+      if let first = firstBundle { #expect(first === osc[0]) } else { firstBundle = osc[0] }
+    }
+    #expect(!h.take(json).isEmpty)
+    #expect(h.take(json).isEmpty)
   }
 }

@@ -185,4 +185,23 @@ import TouchRelayClient
     let joined = try await watcher.nextJSON(type: "source", timeout: TestTime.seconds(5))
     #expect(joined["device"]?["name"]?.stringValue == "v6table")
   }
+
+  /// The TUIO socket is closed with the server (lws closes what it adopted): servers started
+  /// and stopped leave no UDP port bound.
+  @Test func theSocketIsClosedWithTheServer() async throws {
+    let (relay, port) = try relay()
+    await relay.stopAndWait()
+    let again = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(again) }
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    a.sin_port = UInt16(port).bigEndian
+    a.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &a) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(again, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    #expect(bound == 0, "port \(port) still bound after the server stopped")
+  }
 }
