@@ -66,7 +66,6 @@ extension RelayCore {
   public func busSubscribed(node: String, at rt: Double) {
     now = rt
     guard let cluster, let remote = cluster.nodes[node] else { return }
-    remote.subscribed = true
     remote.syncAskedAt = nil
     askForSync(node)
   }
@@ -159,9 +158,8 @@ extension RelayCore {
       for source in Array(remoteSession.sources.values) where source.node == node {
         if died {
           cancelActive(source, in: remoteSession.name)
-          if source.heldUntil == nil || source.heldUntil! > now + configuration.resumeWindow * 1000 {
-            source.heldUntil = now + configuration.resumeWindow * 1000
-          }
+          let until = now + configuration.resumeWindow * 1000
+          source.heldUntil = min(source.heldUntil ?? until, until)
         } else {
           remoteSession.sources[source.id] = nil
           forwardSourceEvent("left", info: source.info, in: remoteSession.name)
@@ -236,8 +234,7 @@ extension RelayCore {
       cluster.counters.malformed[error.label, default: 0] += 1
       return
     }
-    guard node != cluster.node, let remote = heard(node, epoch: epoch, at: rt) else { return }
-    _ = remote
+    guard node != cluster.node, heard(node, epoch: epoch, at: rt) != nil else { return }
     if let first = cluster.pending.first, first.rt > 0 { cluster.lastDelay = rt - first.rt }
     cluster.counters.recordsIn += cluster.pending.count
     for record in cluster.pending { apply(record, from: node, bytes: bytes) }

@@ -5,8 +5,6 @@ final class RemoteNode {
   var epoch: UInt64
   /// When it was last heard (server ms): silent for `ClusterRules.nodeTimeout`, it is dead.
   var lastHeard: Double
-  /// Its data channel is subscribed (the driver confirmed).
-  var subscribed = false
   /// It has answered a `sync` once: from then on a stream of it seen from the middle is a gap.
   var synced = false
   /// When this node last asked it for a `sync` (server ms): at most one a second.

@@ -23,8 +23,6 @@ final class RedisBus {
   private(set) var isUp = false
   private var nodesSubscribed = false
   private var publisherReady = false
-  /// Node channels subscribed to (confirmed), and asked for.
-  private var subscribedNodes: Set<String> = []
   private var backoff = 100.0
   private var warnedUnreachable = false
   private var stopped = false
@@ -71,7 +69,6 @@ final class RedisBus {
     let now = driver.now()
     nodesSubscribed = false
     publisherReady = false
-    subscribedNodes.removeAll()
     let a = publisher.connect(context: context, host: address, port: url.port, owner: owner, at: now)
     let b = subscriber.connect(context: context, host: address, port: url.port, owner: owner, at: now)
     if !a || !b { failed("could not start connecting") }
@@ -161,7 +158,6 @@ final class RedisBus {
           maybeUp()
         } else if channel.hasPrefix("\(prefix):node:") {
           let n = String(channel.dropFirst("\(prefix):node:".count))
-          subscribedNodes.insert(n)
           driver.core.busSubscribed(node: n, at: now)
         }
       case "unsubscribe", "pong":
@@ -238,7 +234,6 @@ final class RedisBus {
   }
 
   func unsubscribe(node: String) {
-    subscribedNodes.remove(node)
     guard subscriber.connected else { return }
     subscriber.send([Array("UNSUBSCRIBE".utf8), Array(dataChannel(node).utf8)], at: driver.now())
     subscriber.flush()
