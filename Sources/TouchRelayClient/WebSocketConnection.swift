@@ -132,7 +132,10 @@ public final class WebSocketConnection: Sendable {
       timedOut.withLock { $0 = true }
       channel.close(promise: nil)
     }
-    defer { timer.cancel() }
+    // Cancelled on the event loop the moment the handshake ends, not when this task next runs:
+    // on a busy cooperative pool that can be seconds later, and the timer would then close a
+    // connection already handed to the caller.
+    pending.upgraded.and(pending.response).whenComplete { _ in timer.cancel() }
     do {
       let upgraded = try await pending.upgraded.get()
       let response = try await pending.response.get()

@@ -185,13 +185,7 @@ import TouchRelayKit
 
   @Test func sourceAndObserverOverTLS() async throws {
     try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "openssl is needed (see .ci/run)")
-    // openssl runs on a thread of its own: waiting for it on one of the two pool threads here
-    // would hold up every other test's tasks meanwhile.
-    let made = await withCheckedContinuation {
-      (done: CheckedContinuation<Result<(URL, String, String), any Error>, Never>) in
-      Thread { done.resume(returning: Result { try TLSTests.makeCertificate() }) }.start()
-    }
-    let (dir, cert, key) = try made.get()
+    let (dir, cert, key) = try await TLSTests.makeCertificate()
     defer { try? FileManager.default.removeItem(at: dir) }
     let relay = try TestRelay {
       $0.tlsCertificate = cert

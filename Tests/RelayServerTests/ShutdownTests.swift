@@ -93,8 +93,8 @@ import TouchRelayClient
   }
 
   /// With TLS the line says wss:// and https://.
-  @Test func startUpLineSaysWssWithTLS() throws {
-    let (dir, cert, key) = try TLSTests.makeCertificate()
+  @Test func startUpLineSaysWssWithTLS() async throws {
+    let (dir, cert, key) = try await TLSTests.makeCertificate()
     defer { try? FileManager.default.removeItem(at: dir) }
     let (p, line, _) = try Self.launchForLine(["--cert", cert, "--key", key])
     defer {

@@ -4,27 +4,14 @@ import Testing
 /// TLS with a self-signed certificate made here, checked with independent clients: curl for
 /// https:// and Python's websockets for wss:// (Debian's curl, openssl, python3-websockets).
 @Suite struct TLSTests {
-  static func run(_ tool: String, _ args: [String]) throws -> (Int32, String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: tool)
-    p.arguments = args
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-  }
-
   /// A self-signed certificate for 127.0.0.1 and localhost, with its key, in a new directory
   /// (the caller removes it).
-  static func makeCertificate() throws -> (dir: URL, cert: String, key: String) {
+  static func makeCertificate() async throws -> (dir: URL, cert: String, key: String) {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let cert = dir.appendingPathComponent("cert.pem").path
     let key = dir.appendingPathComponent("key.pem").path
-    let (made, log) = try run(
+    let (made, log) = try await runTool(
       "/usr/bin/openssl",
       [
         "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
@@ -39,7 +26,7 @@ import Testing
     for tool in ["/usr/bin/openssl", "/usr/bin/curl", "/usr/bin/python3"] {
       try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is needed (see .ci/run)")
     }
-    let (dir, cert, key) = try Self.makeCertificate()
+    let (dir, cert, key) = try await Self.makeCertificate()
     defer { try? FileManager.default.removeItem(at: dir) }
 
     let relay = try TestRelay {
@@ -48,7 +35,7 @@ import Testing
       $0.reusePort = reusePort
     }
     defer { relay.stop() }
-    let (curlStatus, body) = try Self.run(
+    let (curlStatus, body) = try await runTool(
       "/usr/bin/curl", ["-sS", "--max-time", "5", "--cacert", cert, "https://127.0.0.1:\(relay.port)/healthz"])
     #expect(curlStatus == 0, "\(body)")
     #expect(body.contains(#""status":"ok""#))
@@ -61,12 +48,12 @@ import Testing
               print(json.loads(await ws.recv())["type"])
       asyncio.run(asyncio.wait_for(main(), 10))
       """
-    let (pyStatus, out) = try Self.run("/usr/bin/python3", ["-c", script, cert, String(relay.port)])
+    let (pyStatus, out) = try await runTool("/usr/bin/python3", ["-c", script, cert, String(relay.port)])
     #expect(pyStatus == 0, "\(out)")
     #expect(out.contains("welcome"))
 
     // Plain HTTP to the TLS port gets no answer it could mistake for one.
-    let (plainStatus, plain) = try Self.run(
+    let (plainStatus, plain) = try await runTool(
       "/usr/bin/curl", ["-sS", "--max-time", "3", "http://127.0.0.1:\(relay.port)/healthz"])
     #expect(plainStatus != 0 || !plain.contains(#""status":"ok""#))
   }
