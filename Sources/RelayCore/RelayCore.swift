@@ -125,9 +125,6 @@ public final class RelayCore {
     }
   }
 
-  /// How many peers `drainOutputs` would hand over now.
-  public var pendingOutputCount: Int { outputs.count }
-
   /// Actions or outputs are waiting to be taken (`drainActions`, `drainOutputs`).
   public var hasPendingActions: Bool { !actions.isEmpty || !outputs.isEmpty }
 

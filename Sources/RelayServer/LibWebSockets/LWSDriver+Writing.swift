@@ -4,14 +4,13 @@ import RelayCore
 /// Writing: a peer's pending messages leave in one `lws_write` where possible.
 extension LWSDriver {
   /// A peer the core said has output, when the callback that queued it ends: a batching peer
-  /// is written at once (`direct`: the callback queued for few enough peers, see
-  /// `flushWrites`), as long as lws holds nothing of its for later; any other waits for its
-  /// writable callback.
-  func write(_ link: LWSPeer, direct: Bool) {
+  /// is written at once, as long as lws holds nothing of its for later (a peer backed up waits
+  /// for its writable callback); any other waits for its writable callback.
+  func write(_ link: LWSPeer) {
     guard link.write == .idle, link.peer.isWritable else { return }
     // Deflate peers and closes go through the writable callback.
     guard link.batchesWrites, link.peer.closeToSend == nil else { return requestWrite(link) }
-    while direct, lws_partial_buffered(link.wsi) == 0 {
+    while lws_partial_buffered(link.wsi) == 0 {
       switch writeBatch(link) {
       case .failed:
         // The socket is broken; lws closes it (LWS_CALLBACK_CLOSED follows).
@@ -50,21 +49,18 @@ extension LWSDriver {
   /// keeps (in order) and sends when the socket drains. A peer with such bytes left over
   /// waits for its writable callback, so a slow reader holds at most one batch in lws.
   ///
-  /// A callback that queued for more than `directWriteLimit` peers (a frame fanned out to
-  /// many observers) leaves them to their writable callbacks: written at once, a busy server
-  /// would send each frame to each observer separately and fall behind, while writable
-  /// callbacks batch whatever piled up meanwhile (ARCHITECTURE.md, "Written when the callback
-  /// ends").
+  /// A frame fanned out to many observers is written to each at once too, as the fastest C
+  /// relays on lws do: one `send` per delivery, where the writable callback's round trip cost
+  /// two `epoll_ctl` more (ARCHITECTURE.md, "Written when the callback ends").
   func flushWrites() {
     while !toFlush.isEmpty {
       swap(&toFlush, &flushing)
       defer { flushing.removeAll(keepingCapacity: true) }
-      let direct = flushing.count <= Self.directWriteLimit
       for link in flushing {
         guard link.write == .queuedForFlush else { continue }
         link.write = .idle
         guard link.peer.isWritable else { continue }
-        guard direct, link.peer.closeToSend == nil, lws_partial_buffered(link.wsi) == 0 else {
+        guard link.peer.closeToSend == nil, lws_partial_buffered(link.wsi) == 0 else {
           link.write = .awaitingWritable
           lws_callback_on_writable(link.wsi)
           continue
@@ -117,9 +113,6 @@ extension LWSDriver {
     }
     return 0
   }
-
-  /// See `flushWrites`.
-  static let directWriteLimit = 32
 
   enum BatchWrite { case nothing, wrote, failed }
 

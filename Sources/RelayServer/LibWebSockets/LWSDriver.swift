@@ -118,7 +118,6 @@ final class LWSDriver {
   func performActions() {
     repeat {
       core.drainActions(perform)
-      let direct = core.pendingOutputCount <= Self.directWriteLimit
       core.drainOutputs { peer in
         // The wsi holds the driver's peer: no reference counting here.
         guard let handle = peer.transport else {
@@ -126,7 +125,7 @@ final class LWSDriver {
           if tuioOut?.drain(peer, self) != true { tuio?.drain(peer, self) }
           return
         }
-        Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0, direct: direct) }
+        Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0) }
       }
       flushWrites()
     } while core.hasPendingActions
