@@ -119,21 +119,22 @@ extension LWSDriver {
   /// Packs the peer's pending messages (up to `writeBatchBytes`) into one `lws_write`.
   private func writeBatch(_ link: LWSPeer) -> BatchWrite {
     batch.removeAll()
-    defer { batched.removeAll(keepingCapacity: true) }
+    defer { batchedSince.removeAll(keepingCapacity: true) }
     while batch.byteCount < config.writeBatchBytes, let m = core.nextMessage(for: link.peer) {
       m.withPayload { batch.appendText($0, binary: m.isBinary) }
-      batched.append(m)
+      batchedSince.append(m.createdAt)
     }
     guard batch.frameCount > 0 else { return .nothing }
     // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
     if lws_write(link.wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return .failed }
-    let now = writeTime()
+    guard config.metrics else { return .wrote }
+    let now = nowNanoseconds()
     // A frame's `touches` and the gestures it completed share their cause (`createdAt`) and
     // this write: they are one delivery for the latency histogram, not one per message.
     var cause = Int64.min
-    for m in batched {
-      delivered(m, at: now, timed: m.createdAt != cause)
-      cause = m.createdAt
+    for since in batchedSince where since != cause {
+      metrics.deliveryLatency.recordNanoseconds(now - since)
+      cause = since
     }
     return .wrote
   }

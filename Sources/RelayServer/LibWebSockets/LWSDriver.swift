@@ -19,8 +19,10 @@ final class LWSDriver {
   // @exclusivity(unchecked) on the properties the per-frame path mutates in place: Swift checks
   // each such access of a class property at run time (ARCHITECTURE.md, "Exclusivity"), and
   // these are reached from the service thread only, in accesses that never overlap.
-  /// The messages in `batch`, for the latency histogram once its write succeeded (reused).
-  @exclusivity(unchecked) var batched: [OutgoingMessage] = []
+  /// When each message in `batch` was made (`createdAt`), for the latency histogram once its
+  /// write succeeded (reused). The times, not the messages: holding each message once more
+  /// cost a retain and a release per delivery.
+  @exclusivity(unchecked) var batchedSince: [Int64] = []
   /// Batching peers with messages queued during the current callback (see `flushWrites`),
   /// and the list being flushed (both reused).
   @exclusivity(unchecked) var toFlush: [LWSPeer] = []
