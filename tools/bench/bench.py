@@ -27,7 +27,7 @@ from report import (  # noqa: E402
 
 # The engine runs right after the baseline: run after the connections scenario, it read
 # slower while the kernel was still tearing down 10,000 sockets (PERFORMANCE.md).
-SCENARIOS = ["baseline", "engine", "ingest", "fanout", "connections", "overhead", "batched"]
+SCENARIOS = ["baseline", "engine", "ingest", "fanout", "connections", "overhead", "batched", "floor"]
 
 INGEST_P99_LIMIT = 10.0  # the "held" criterion of the ingest search
 # touch-load's --warmup in the loads: frames due before it are not timed.
@@ -556,6 +556,95 @@ class Bench(Lab):
             "median": {key: {f: med(key, f) for f in ("framesPerServerCpuSecond", "userUsPerFrame", "systemUsPerFrame")}
                        for key in ("one", "many")}}
 
+    # MARK: floor
+
+    def floor(self, sources=200, observers=500):
+        """touch-relay against `floor-relay.c` (the raw-mirror part of protocol v1 on the same
+        libwebsockets, written as lean as C servers on it are), paired as `paired_runs` pairs:
+        ingest (`sources` x 60 Hz, one raw observer each) and fan-out (1 source x 120 Hz to
+        `observers` raw observers), each against touch-relay `--no-gestures` and with gestures
+        on. Per pair: deliveries per server CPU-second of both, touch-relay's fraction of the
+        floor's, p99. Then each server's RSS idle (median of 3 starts) and, where `perf` can
+        read syscall tracepoints, its syscalls per delivery (alone, pinned; 4 s)."""
+        pairs = 1 if self.quick else 3
+        self.log(f"\n## floor: touch-relay against the libwebsockets floor (floor-relay.c), paired, {pairs} pairs each")
+        floor = (self.a.floor, [])
+        settings = {"no-gestures": (self.a.relay, ["--no-gestures"]), "gestures": (self.a.relay, [])}
+        workloads = {"ingest": {"sources": sources, "fanout": None}, "fanout": {"sources": 1, "fanout": observers}}
+        out = {"sources": sources, "observers": observers, "rows": {}, "rss": {}, "syscalls": {}}
+        for wl, w in workloads.items():
+            for name, relay in settings.items():
+                rows = []
+                for k in range(pairs):
+                    self.settle()
+                    f, t = paired_runs(self, self.a.load, k, floor, relay, w["sources"], ["--send-idle"],
+                                       f"floor-{wl}-{name}", fanout=w["fanout"])
+                    # Deliveries of `touches` only: with gestures on, fan-out observers also get
+                    # gesture messages, which the floor does not make.
+                    fr, tr = ((touches_share(r["report"]) if w["fanout"] else 1.0) * r["perServerCpuSecond"]
+                              for r in (f, t))
+                    row = {"floor": round(fr), "relay": round(tr), "fraction": round(tr / fr, 3),
+                           "floorP99": f["report"]["latency"]["p99"], "relayP99": t["report"]["latency"]["p99"],
+                           "dropped": f["report"]["droppedMessages"] + t["report"]["droppedMessages"]}
+                    rows.append(row)
+                    self.log(f"    {wl}, touch-relay {name}, pair {k + 1}: floor {row['floor']:,} and touch-relay "
+                             f"{row['relay']:,} deliveries per server CPU-s: {row['fraction']:.3f} "
+                             f"(p99 {row['floorP99']:.2f} / {row['relayP99']:.2f} ms)")
+                out["rows"][f"{wl}/{name}"] = {
+                    "pairs": rows, "fractionMedian": round(statistics.median(r["fraction"] for r in rows), 3),
+                    "floorMedian": round(statistics.median(r["floor"] for r in rows)),
+                    "relayMedian": round(statistics.median(r["relay"] for r in rows)),
+                    "floorP99Median": round(statistics.median(r["floorP99"] for r in rows), 2),
+                    "relayP99Median": round(statistics.median(r["relayP99"] for r in rows), 2)}
+        for name, (binary, flags) in (("floor", floor), ("touch-relay", (self.a.relay, []))):
+            samples = []
+            for k in range(3):
+                server = Server(self, flags, f"floor-rss-{name}-{k}", binary=binary)
+                time.sleep(1)
+                samples.append(server.rss_kb())
+                server.stop()
+            out["rss"][name] = statistics.median(samples)
+            self.log(f"    idle RSS {name}: {out['rss'][name] / 1024:.1f} MB (median of {samples} kB)")
+        if shutil.which("perf"):
+            for wl, w in workloads.items():
+                for name, (binary, flags) in (("floor", floor), ("touch-relay --no-gestures", settings["no-gestures"])):
+                    self.settle()
+                    counts = self.syscalls_per_delivery(binary, flags, w, f"floor-sys-{wl}-{name.split()[0]}")
+                    out["syscalls"][f"{wl}/{name}"] = counts
+                    self.log(f"    syscalls per delivery, {wl}, {name}: "
+                             + ", ".join(f"{k} {v:.2f}" for k, v in counts.items()))
+        self.results["floor"] = out
+
+    SYSCALLS = ("sendto", "recvfrom", "epoll_wait", "epoll_ctl")
+
+    def syscalls_per_delivery(self, binary, flags, w, tag, seconds=4):
+        """`perf stat` on syscall tracepoints for `seconds` of one server (pinned to CPU 0, its
+        touch-load on CPU 1): each syscall's count per delivery (`strace -c` would slow the
+        server enough to change what it does)."""
+        server = Server(self, flags, tag, cpu=0 if self.can_pin else None, binary=binary)
+        try:
+            args = (ingest_load(w["sources"]) if w["fanout"] is None else
+                    ["-c", "1", "-r", "120", "--observers", str(w["fanout"]), "--raw", "--warmup", f"{WARMUP_S}s"])
+            proc, report = self.touch_load(server.url, [*args, "--send-idle", "-d", f"{seconds + 6}s", "--threads", "1"],
+                                           tag, cpu=1 if self.can_pin else None)
+            time.sleep(4)
+            events = ",".join(f"syscalls:sys_enter_{c}" for c in self.SYSCALLS)
+            cmd = ["perf", "stat", "-x", ",", "-e", events, "-p", str(server.pid), "--", "sleep", str(seconds)]
+            self.note(cmd)
+            stat = subprocess.run(cmd, capture_output=True, text=True).stderr
+            proc.wait(timeout=60)
+            with open(report) as f:
+                rep = json.load(f)
+        finally:
+            server.stop()
+        rate = rep["steadyFramesPerSecond"] if w["fanout"] is None else rep["messagesPerSecond"]
+        counts = {}
+        for line in stat.splitlines():
+            parts = line.split(",")
+            if len(parts) > 2 and parts[0].strip().isdigit():
+                counts[parts[2].split("sys_enter_")[-1]] = int(parts[0]) / (rate * seconds)
+        return counts
+
     def refraction(self):
         """Fractions of the limits, against the pooled baseline (first and last)."""
         fan_limit, ing_limit = self.limits()
@@ -606,6 +695,12 @@ class StallProbe:
             summary[f"cpu{c['cpu']}"] = {"count": len(eps), "totalMs": round(sum(e[1] for e in eps), 1),
                                          "maxMs": round(max((e[1] for e in eps), default=0), 1)}
         return summary
+
+
+def touches_share(report):
+    """The share of `touches` among the messages a run's observers got."""
+    total = sum(report["messagesByType"].values())
+    return report["messagesByType"].get("touches", 0) / total if total else 1.0
 
 
 def ingest_load(n, rate=60):
@@ -701,6 +796,7 @@ def main():
     ap.add_argument("--relay", required=True)
     ap.add_argument("--load", required=True)
     ap.add_argument("--syscost", required=True)
+    ap.add_argument("--floor", help="tools/bench/floor/floor-relay.c, built (the floor scenario)")
     ap.add_argument("--stallprobe", help="tools/bench/stallprobe.c, built; left out, no stall column")
     ap.add_argument("--engine-timed", required=True)
     ap.add_argument("--engine-pkg", required=True)

@@ -17,6 +17,11 @@ TARGET_OVERHEAD_RATIO = 0.9
 TARGET_ENGINE_NS = 300
 TARGET_BYTES_PER_CONNECTION = 10 * 1024
 TARGET_BATCHED_RATIO = 2.5  # issue 24: frames per server CPU-second, 4 samples per message / 1
+# Issue 23: touch-relay's deliveries per server CPU-second as a fraction of the libwebsockets
+# floor's (floor-relay.c), and the idle RSS.
+TARGET_FLOOR_NO_GESTURES = 0.9
+TARGET_FLOOR_GESTURES = 0.8
+TARGET_IDLE_RSS_MB = 12
 # stallprobe.c during pinned loads: a wake-up every 1 ms, an episode when one comes 2 ms late.
 STALL_PERIOD_US = 1000
 STALL_THRESHOLD_US = 2000
@@ -196,6 +201,37 @@ def write(bench):
         lines.append("")
         targets.append((f"batched: frames per server CPU-second, {n} samples per message / 1 "
                         f"(paired, median of {len(bt['pairs'])})", bt["ratioMedian"], TARGET_BATCHED_RATIO, ">="))
+
+    fl = bench.results.get("floor")
+    if fl:
+        lines += [f"Against the libwebsockets floor (`floor/floor-relay.c`: the raw-mirror part of protocol v1 on the same "
+                  "lws and libev, written at once; paired: both servers on CPU 0 at once, each under its own touch-load "
+                  f"on CPU 1). Ingest: {fl['sources']} sources × 60 Hz, one raw observer each; fan-out: 1 source × 120 Hz "
+                  f"to {fl['observers']} raw observers. Deliveries of `touches` per server CPU-second, medians:", "",
+                  "| load | touch-relay | floor | touch-relay | fraction (pairs) | p99 ms floor / touch-relay |",
+                  "| --- | --- | ---: | ---: | --- | ---: |"]
+        for key, r in fl["rows"].items():
+            wl, name = key.split("/")
+            pairs = ", ".join(f"{p['fraction']:.2f}" for p in r["pairs"])
+            lines.append(f"| {wl} | {name} | {r['floorMedian']:,} | {r['relayMedian']:,} | {r['fractionMedian']:.3f} ({pairs}) "
+                         f"| {r['floorP99Median']:.2f} / {r['relayP99Median']:.2f} |")
+            target = TARGET_FLOOR_NO_GESTURES if name == "no-gestures" else TARGET_FLOOR_GESTURES
+            targets.append((f"floor: {wl}, touch-relay {name} / floor, deliveries per server CPU-second "
+                            f"(paired, median of {len(r['pairs'])})", r["fractionMedian"], target, ">="))
+        lines.append("")
+        if fl["rss"]:
+            lines.append("Idle RSS: " + ", ".join(f"{k} {v / 1024:.1f} MB" for k, v in fl["rss"].items()) + " (median of 3 starts).")
+            lines.append("")
+            targets.append(("floor: idle RSS of touch-relay (MB)", round(fl["rss"]["touch-relay"] / 1024, 1),
+                            TARGET_IDLE_RSS_MB, "<"))
+        if fl["syscalls"]:
+            lines += ["Syscalls per delivery (`perf stat` on syscall tracepoints, each server alone, pinned, 4 s):", "",
+                      "| load | server | " + " | ".join(bench.SYSCALLS) + " |",
+                      "| --- | --- | " + " | ".join("---:" for _ in bench.SYSCALLS) + " |"]
+            for key, counts in fl["syscalls"].items():
+                wl, name = key.split("/")
+                lines.append(f"| {wl} | {name} | " + " | ".join(f"{counts.get(c, 0):.2f}" for c in bench.SYSCALLS) + " |")
+            lines.append("")
 
     if targets:
         summary = ["| target | measured | target | result |", "| --- | ---: | ---: | --- |"]
