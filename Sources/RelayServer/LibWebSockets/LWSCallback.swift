@@ -8,9 +8,22 @@ func relayCallback(
   _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
   _ input: UnsafeMutableRawPointer?, _ len: Int
 ) -> Int32 {
-  guard let wsi, let driver = driverOf(wsi) else { return 0 }
-  // Whatever this callback made the core ask for is carried out before lws goes on.
-  defer { driver.performActions() }
+  guard let wsi, let context = lws_get_context(wsi), let handle = lws_context_user(context) else { return 0 }
+  // The context's user data holds the driver as long as the context lives, and a wsi's opaque
+  // data its peer until LWS_CALLBACK_CLOSED: both are used without reference counting (a
+  // retain and a release each per callback, several per frame).
+  return Unmanaged<LWSDriver>.fromOpaque(handle)._withUnsafeGuaranteedRef { driver in
+    // Whatever this callback made the core ask for is carried out before lws goes on.
+    defer { driver.performActions() }
+    return serve(wsi, reason, user, input, len, driver)
+  }
+}
+
+/// `relayCallback`'s work, with the driver it found.
+private func serve(
+  _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+  _ input: UnsafeMutableRawPointer?, _ len: Int, _ driver: LWSDriver
+) -> Int32 {
   let core = driver.core
   switch reason {
   case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
@@ -64,8 +77,8 @@ func relayCallback(
     return 0
 
   case LWS_CALLBACK_RECEIVE:
-    guard let link = LWSPeer.of(wsi) else { return -1 }
-    receive(driver, link, input, len)
+    guard let raw = lws_get_opaque_user_data(wsi) else { return -1 }
+    Unmanaged<LWSPeer>.fromOpaque(raw)._withUnsafeGuaranteedRef { receive(driver, $0, input, len) }
     return 0
 
   case LWS_CALLBACK_SERVER_WRITEABLE:
