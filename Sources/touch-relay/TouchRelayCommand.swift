@@ -154,6 +154,14 @@ struct TouchRelayCommand: ParsableCommand {
 
   func run() throws {
     if let file = replay { return try runReplay(file) }
+    // Blocked before any thread starts, so every thread inherits the mask: the dispatch
+    // sources below read these signals from a signalfd, which sees a signal only while no
+    // thread would take it. A thread started before them (the service thread, a dispatch
+    // worker) took SIGTERM with the disposition SIG_IGN and dropped it: the stop never came.
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, sig) }
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
     let config = try resolved()
     LoggingSystem.bootstrap { label in
       var handler = StreamLogHandler.standardError(label: label)
