@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Blocking work (a child process, a wait for one) on a thread of its own. Tests run on Swift's
 /// cooperative pool, as many threads as cores (two here): holding one while openssl makes a key
@@ -24,4 +25,21 @@ func runTool(_ tool: String, _ args: [String]) async throws -> (Int32, String) {
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
   }
+}
+
+/// Stops a child server the way an operator would, SIGTERM, and reaps it. One still running
+/// `seconds` later (scaled by TOUCH_RELAY_TEST_TIME_SCALE) fails the test and is killed: a
+/// lost SIGTERM must show as a failure, not as a suite that never ends.
+func terminate(_ p: Process, within seconds: Int = 10) {
+  if p.isRunning {
+    p.terminate()
+    let deadline = ContinuousClock.now + TestTime.seconds(seconds)
+    while p.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+    if p.isRunning {
+      Issue.record("touch-relay (pid \(p.processIdentifier)) was still running \(seconds) s after SIGTERM: killed")
+      kill(p.processIdentifier, SIGKILL)
+    }
+  }
+  // Returns at once now, and lets Foundation let go of the process.
+  p.waitUntilExit()
 }

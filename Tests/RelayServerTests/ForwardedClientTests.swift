@@ -46,8 +46,7 @@ import TouchRelayClient
     // Within the minute, a refusal again is not logged again.
     #expect(await upgrade(port, forwardedFor: "203.0.113.5", keep: &keep).0 == 503)
     for ws in keep { await ws.close() }
-    p.terminate()
-    p.waitUntilExit()
+    terminate(p)
 
     let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
     let refusals = lines.filter { $0.contains("connection refused") }

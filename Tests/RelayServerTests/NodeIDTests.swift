@@ -33,8 +33,7 @@ import TouchRelayClient
     #expect(metricValue(metrics, #"touchrelay_node_info{node="edge-1.a_b"}"#) == 1, "\(metrics)")
     let (p, line, _) = try ShutdownTests.launchForLine(["--node-id", "n7"])
     defer {
-      p.terminate()
-      p.waitUntilExit()
+      terminate(p)
     }
     #expect(line.hasSuffix(", node n7\n"), "\(line)")
   }

@@ -62,8 +62,7 @@ import TouchRelayClient
   }
 
   static func stop(_ p: Process) {
-    p.terminate()
-    p.waitUntilExit()
+    terminate(p)
   }
 
   /// Node `name` on `port` (0: a free one), allowing `fingers` fingers; returns its port.

@@ -55,8 +55,7 @@ import TouchRelayClient
     #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build touch-relay first")
     let (p, line, _) = try Self.launchForLine(arguments)
     defer {
-      p.terminate()
-      p.waitUntilExit()
+      terminate(p)
     }
     let url = Self.url(in: line)
     #expect(url.hasPrefix("ws://"), "\(line)")
@@ -71,8 +70,7 @@ import TouchRelayClient
   @Test func onEveryInterfaceItListsTheAddressesOtherDevicesUse() async throws {
     let (p, lines, _) = try Self.launchForLine(["--host", "0.0.0.0"])
     defer {
-      p.terminate()
-      p.waitUntilExit()
+      terminate(p)
     }
     let port = try #require(Self.url(in: lines).split(separator: ":").last.flatMap { Int($0) }, "\(lines)")
     let listed = lines.split(separator: "\n").filter { $0.contains("open on other devices: ") }
@@ -86,8 +84,7 @@ import TouchRelayClient
     #expect(try await HTTPClient.get(page + "healthz").status == 200)
     let (q, loopbackLines, _) = try Self.launchForLine([])
     defer {
-      q.terminate()
-      q.waitUntilExit()
+      terminate(q)
     }
     #expect(!loopbackLines.contains("open on other devices"), "\(loopbackLines)")
   }
@@ -98,8 +95,7 @@ import TouchRelayClient
     defer { try? FileManager.default.removeItem(at: dir) }
     let (p, line, _) = try Self.launchForLine(["--cert", cert, "--key", key])
     defer {
-      p.terminate()
-      p.waitUntilExit()
+      terminate(p)
     }
     let port = try #require(Self.url(in: line).split(separator: ":").last.flatMap { Int($0) }, "\(line)")
     #expect(
@@ -186,8 +182,7 @@ import TouchRelayClient
     func warned(_ args: [String]) throws -> Bool {
       let errors = Pipe()
       let (p, _, _) = try Self.launch(args + ["--log-level", "warning"], errors: errors)
-      p.terminate()
-      p.waitUntilExit()
+      terminate(p)
       let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       return text.contains("without tokens")
     }
