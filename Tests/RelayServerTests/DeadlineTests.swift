@@ -17,8 +17,11 @@ import TouchRelayClient
     // hold (the long press begins 500 ms after the touch), each on a device clock of its own.
     for (i, (src, _)) in sources.enumerated() {
       let t0 = Double(1000 * (i + 1))
-      try await src.send(text: frameText(1, t: t0, [(1, "began", 100, 100)]))
-      if i % 2 == 0 { try await src.send(text: frameText(2, t: t0 + 60, [(1, "ended", 100, 100)])) }
+      var frames = [frameText(1, t: t0, [(1, "began", 100, 100)])]
+      if i % 2 == 0 { frames.append(frameText(2, t: t0 + 60, [(1, "ended", 100, 100)])) }
+      // In one flush: a busy machine could otherwise hold the lift back past the long press's
+      // deadline, and the server rightly reports a long press (and its end) instead of a tap.
+      try await src.send(texts: frames)
     }
     var lastTouchesRT: [String: Double] = [:]
     var timed: [String: [JSONValue]] = [:]
