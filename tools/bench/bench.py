@@ -618,7 +618,7 @@ class Bench(Lab):
                              + ", ".join(f"{k} {v:.2f}" for k, v in counts.items()))
         self.results["floor"] = out
 
-    SYSCALLS = ("sendto", "recvfrom", "epoll_wait", "epoll_ctl")
+    SYSCALLS = ("sendto", "recvfrom", "epoll_wait", "epoll_ctl", "poll")
 
     def syscalls_per_delivery(self, binary, flags, w, tag, seconds=4):
         """`perf stat` on syscall tracepoints for `seconds` of one server (pinned to CPU 0, its

@@ -100,7 +100,8 @@ static void message_release(struct message *m) {
  * queued for the writable callback. lws frames the payload in the LWS_PRE bytes in front of
  * it, the same header for every observer, so one buffer serves the whole fan-out. */
 static void send_to(struct peer *p, struct message *m) {
-	if (p->count == 0 && !lws_send_pipe_choked(p->wsi) && !lws_partial_buffered(p->wsi)) {
+	/* Not lws_send_pipe_choked: it polls the socket, a syscall per delivery. */
+	if (p->count == 0 && !lws_partial_buffered(p->wsi)) {
 		if (lws_write(p->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT) < 0)
 			lws_set_timeout(p->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 		return;
