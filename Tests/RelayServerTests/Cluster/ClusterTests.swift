@@ -11,7 +11,9 @@ import TouchRelayClient
   static let flatcube =
     #"{"type":"hello","device":{"name":"Phone","width":400,"height":800},"scene":"flatcube"}"#
 
-  /// Taps: began and ended 80 ms apart, 400 ms between taps (seq 2k-1 and 2k).
+  /// Taps: began and ended 80 ms apart, 400 ms between taps (seq 2k-1 and 2k). Sent in one
+  /// flush (`send(texts:)`): the engine times taps by the frames' `t`, but a lift held back
+  /// by a busy machine past the long press's deadline in server time would make a long press.
   static func tapFrames(_ count: Int, from first: Int = 1, t0: Double = 1000) -> [String] {
     (0..<count).flatMap { i -> [String] in
       let seq = first + 2 * i
@@ -33,7 +35,7 @@ import TouchRelayClient
     let (phone, id) = try await a.source("s", hello: Self.hello)
     #expect(id.hasPrefix("A."), "source ids carry their node: \(id)")
     let frames = Self.tapFrames(10)
-    for f in frames { try await phone.send(text: f) }
+    try await phone.send(texts: frames)
     let onA = try await rawA.collect { $0.type == "touches" && $0["seq"]?.intValue == 20 }
     let onB = try await rawB.collect { $0.type == "touches" && $0["seq"]?.intValue == 20 }
     // Same messages, byte for byte as JSON values, in the same order.
@@ -255,7 +257,7 @@ import TouchRelayClient
       try redis.cli(["PUBLISH", "test:nodes", junk])
     }
     let (phone, _) = try await nodes[0].source("junk", hello: Self.hello)
-    for f in Self.tapFrames(2) { try await phone.send(text: f) }
+    try await phone.send(texts: Self.tapFrames(2))
     let got = try await obs.collect { $0["seq"]?.intValue == 4 }
     #expect(got.filter { $0.type == "touches" }.count == 4)
     let metrics = try await nodes[1].metrics()
@@ -279,7 +281,7 @@ import TouchRelayClient
     let left = try await obs.collect { $0["event"]?.stringValue == "left" }
     #expect(left.last?["source"]?.stringValue == idA, "\(left)")
     #expect(try await ShutdownTests.exited(nodes[0].process))
-    for f in Self.tapFrames(1) { try await pc.send(text: f) }
+    try await pc.send(texts: Self.tapFrames(1))
     let more = try await obs.collect { $0.type == "touches" && $0["seq"]?.intValue == 2 }
     #expect(more.filter { $0.type == "touches" }.count == 2)
     let view = try await nodes[1].clusterView()
@@ -319,7 +321,7 @@ import TouchRelayClient
     }
     #expect(Set(observers.map(\.1)) == ["A", "B"])
     let (phone, id) = try await nodes[0].source("shared", hello: ClusterTests.hello)
-    for f in ClusterTests.tapFrames(2) { try await phone.send(text: f) }
+    try await phone.send(texts: ClusterTests.tapFrames(2))
     for (ws, node) in observers {
       let got = try await ws.collect { $0.type == "touches" && $0["seq"]?.intValue == 4 }
       #expect(
