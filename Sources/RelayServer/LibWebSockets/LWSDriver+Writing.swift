@@ -133,7 +133,7 @@ extension LWSDriver {
     // this write: they are one delivery for the latency histogram, not one per message.
     var cause = Int64.min
     for since in batchedSince where since != cause {
-      metrics.deliveryLatency.record(Double(now - since) * 1e-9)
+      metrics.deliveryLatency.recordNanoseconds(now - since)
       cause = since
     }
     return .wrote
@@ -144,6 +144,6 @@ extension LWSDriver {
 
   /// `now`: when it was written (`writeTime()`; one reading serves a whole batch).
   private func delivered(_ m: OutgoingMessage, at now: Int64, timed: Bool = true) {
-    if config.metrics && timed { metrics.deliveryLatency.record(Double(now - m.createdAt) * 1e-9) }
+    if config.metrics && timed { metrics.deliveryLatency.recordNanoseconds(now - m.createdAt) }
   }
 }

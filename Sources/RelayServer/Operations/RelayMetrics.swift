@@ -21,11 +21,8 @@ final class RelayMetrics {
   private let queuedGauge: Metrics.Gauge
   private let deepestQueueGauge: Metrics.Gauge
   /// Arrival of a frame (or timer) to the write that delivered what it caused to an observer:
-  /// one observation per write and cause, however many messages the cause produced. In
-  /// seconds, as a `Double`: a `Duration` histogram compares each observation with every
-  /// bucket through a call into the standard library, several hundred instructions per
-  /// delivery, and a fan-out records one per observer.
-  let deliveryLatency: ValueHistogram
+  /// one observation per write and cause, however many messages the cause produced.
+  let deliveryLatency: Metrics.Timer
   /// Time in the gesture engine per frame, for one frame in `RelayCounters.engineTimeSampling`
   /// (the 1st, 17th, ... frame the server takes in).
   let engineTime: Metrics.Timer
@@ -41,10 +38,12 @@ final class RelayMetrics {
   init(nodeID: String) {
     var f = PrometheusMetricsFactory(registry: registry)
     let micro: [Duration] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000].map { .microseconds($0) }
-    let milliseconds: [Double] = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000]
-    let milli: [Duration] = milliseconds.map { .microseconds(Int($0 * 1000)) }
+    let milli: [Duration] = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000].map {
+      .microseconds(Int($0 * 1000))
+    }
     f.durationHistogramBuckets = [
-      "touchrelay_engine_duration_seconds": micro, "touchrelay_bus_delay_seconds": milli,
+      "touchrelay_engine_duration_seconds": micro, "touchrelay_delivery_latency_seconds": milli,
+      "touchrelay_bus_delay_seconds": milli,
     ]
     factory = f
     connectionsGauge = [
@@ -54,11 +53,7 @@ final class RelayMetrics {
     sessionsGauge = Metrics.Gauge(label: "touchrelay_sessions", factory: f)
     queuedGauge = Metrics.Gauge(label: "touchrelay_observer_queued_messages", factory: f)
     deepestQueueGauge = Metrics.Gauge(label: "touchrelay_observer_queue_deepest", factory: f)
-    deliveryLatency = registry.makeValueHistogram(
-      descriptor: MetricNameDescriptor(
-        namespace: "touchrelay", metricName: "delivery_latency", unitName: "seconds",
-        helpText: "From a frame's (or timer's) arrival to the write that delivered what it caused"),
-      buckets: milliseconds.map { $0 / 1000 })
+    deliveryLatency = Metrics.Timer(label: "touchrelay_delivery_latency_seconds", factory: f)
     engineTime = Metrics.Timer(label: "touchrelay_engine_duration_seconds", factory: f)
     busDelay = Metrics.Timer(label: "touchrelay_bus_delay_seconds", factory: f)
     nodeInfo = Metrics.Gauge(label: "touchrelay_node_info", dimensions: [("node", nodeID)], factory: f)
