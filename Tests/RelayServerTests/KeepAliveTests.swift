@@ -30,8 +30,8 @@ import TouchRelayClient
   @Test func aSilentSourceIsClosedItsGesturesCancelledAndObserversTold() async throws {
     // Long enough that a busy machine's pause between the welcome and the pan is not silence.
     let relay = try TestRelay {
-      $0.pingInterval = 2
-      $0.idleTimeout = 4
+      $0.pingInterval = UInt16(2 * TestTime.scale)
+      $0.idleTimeout = UInt16(4 * TestTime.scale)
     }
     defer { relay.stop() }
     let (watcher, _) = try await relay.observer("quiet")
@@ -48,7 +48,7 @@ import TouchRelayClient
     #expect(began["gesture"]?.stringValue == "pan" && began["state"]?.stringValue == "began")
     var cancelled = false
     var gone = false
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + TestTime.seconds(10)
     while ContinuousClock.now < deadline && !(cancelled && gone) {
       guard let m = try? await watcher.nextJSON(timeout: .seconds(1)) else { continue }
       if m["type"]?.stringValue == "gesture", m["gesture"]?.stringValue == "pan", m["state"]?.stringValue == "cancelled"

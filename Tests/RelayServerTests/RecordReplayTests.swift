@@ -42,7 +42,7 @@ import TouchRelayClient
 
     var live: [String] = []
     while true {
-      let m = try await watcher.next(timeout: .seconds(2))
+      let m = try await watcher.next(timeout: TestTime.seconds(2))
       guard let text = m.text else { continue }
       live.append(text)
       if text.contains(#""event":"left""#) { break }

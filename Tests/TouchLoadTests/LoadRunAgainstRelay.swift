@@ -23,8 +23,13 @@ enum LoadRunAgainstRelay {
     let server = RelayServer(configuration: config, logger: logger)
     let port = try server.start()
     defer { server.requestStop() }
+    // Stretched under the sanitizers (TOUCH_RELAY_TEST_TIME_SCALE, as the server tests' waits):
+    // connecting alone can take longer there than a short run lasts, and it then sends nothing.
+    let scale = ProcessInfo.processInfo.environment["TOUCH_RELAY_TEST_TIME_SCALE"].flatMap { Double($0) }.map {
+      max(1, $0)
+    } ?? 1
     let plan = Plan(
-      baseURL: "ws://127.0.0.1:\(port)", sources: sources, rate: 60, duration: duration, rampUp: 0, warmup: 0.3,
+      baseURL: "ws://127.0.0.1:\(port)", sources: sources, rate: 60, duration: duration * scale, rampUp: 0, warmup: 0.3,
       drain: 0.4, sessions: 1, observersPerSession: observers, raw: true, observerQuery: nil,
       sessionPrefix: "pages", trace: .generated(.mixed), sendIdle: true, samplesPerMessage: samplesPerMessage,
       device: Device(name: "test", width: 412, height: 915), seed: 7, threads: 1, tick: 0.001,
