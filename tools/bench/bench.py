@@ -588,17 +588,22 @@ class Bench(Lab):
                               for r in (f, t))
                     row = {"floor": round(fr), "relay": round(tr), "fraction": round(tr / fr, 3),
                            "floorP99": f["report"]["latency"]["p99"], "relayP99": t["report"]["latency"]["p99"],
+                           "floorRssKb": f["rssKb"], "relayRssKb": t["rssKb"],
                            "dropped": f["report"]["droppedMessages"] + t["report"]["droppedMessages"]}
                     rows.append(row)
                     self.log(f"    {wl}, touch-relay {name}, pair {k + 1}: floor {row['floor']:,} and touch-relay "
                              f"{row['relay']:,} deliveries per server CPU-s: {row['fraction']:.3f} "
-                             f"(p99 {row['floorP99']:.2f} / {row['relayP99']:.2f} ms)")
+                             f"(p99 {row['floorP99']:.2f} / {row['relayP99']:.2f} ms, RSS "
+                             f"{row['floorRssKb'] / 1024:.1f} / {row['relayRssKb'] / 1024:.1f} MB)")
                 out["rows"][f"{wl}/{name}"] = {
                     "pairs": rows, "fractionMedian": round(statistics.median(r["fraction"] for r in rows), 3),
                     "floorMedian": round(statistics.median(r["floor"] for r in rows)),
                     "relayMedian": round(statistics.median(r["relay"] for r in rows)),
                     "floorP99Median": round(statistics.median(r["floorP99"] for r in rows), 2),
-                    "relayP99Median": round(statistics.median(r["relayP99"] for r in rows), 2)}
+                    "relayP99Median": round(statistics.median(r["relayP99"] for r in rows), 2),
+                    # RSS under the load, at the end of the pair's window.
+                    "floorRssKbMedian": statistics.median(r["floorRssKb"] for r in rows),
+                    "relayRssKbMedian": statistics.median(r["relayRssKb"] for r in rows)}
         for name, (binary, flags) in (("floor", floor), ("touch-relay", (self.a.relay, []))):
             samples = []
             for k in range(3):
@@ -618,7 +623,8 @@ class Bench(Lab):
                              + ", ".join(f"{k} {v:.2f}" for k, v in counts.items()))
         self.results["floor"] = out
 
-    SYSCALLS = ("sendto", "recvfrom", "epoll_wait", "epoll_ctl", "poll")
+    # "all" is raw_syscalls:sys_enter: every syscall, so one that the list does not name shows too.
+    SYSCALLS = ("sendto", "recvfrom", "epoll_wait", "epoll_ctl", "poll", "all")
 
     def syscalls_per_delivery(self, binary, flags, w, tag, seconds=4):
         """`perf stat` on syscall tracepoints for `seconds` of one server (pinned to CPU 0, its
@@ -631,7 +637,8 @@ class Bench(Lab):
             proc, report = self.touch_load(server.url, [*args, "--send-idle", "-d", f"{seconds + 6}s", "--threads", "1"],
                                            tag, cpu=1 if self.can_pin else None)
             time.sleep(4)
-            events = ",".join(f"syscalls:sys_enter_{c}" for c in self.SYSCALLS)
+            events = ",".join("raw_syscalls:sys_enter" if c == "all" else f"syscalls:sys_enter_{c}"
+                              for c in self.SYSCALLS)
             cmd = ["perf", "stat", "-x", ",", "-e", events, "-p", str(server.pid), "--", "sleep", str(seconds)]
             self.note(cmd)
             stat = subprocess.run(cmd, capture_output=True, text=True).stderr
@@ -645,7 +652,8 @@ class Bench(Lab):
         for line in stat.splitlines():
             parts = line.split(",")
             if len(parts) > 2 and parts[0].strip().isdigit():
-                counts[parts[2].split("sys_enter_")[-1]] = int(parts[0]) / (rate * seconds)
+                name = "all" if parts[2] == "raw_syscalls:sys_enter" else parts[2].split("sys_enter_")[-1]
+                counts[name] = int(parts[0]) / (rate * seconds)
         return counts
 
     def refraction(self):
@@ -748,6 +756,7 @@ def paired_runs(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=None
         c0 = [servers[i].cpu_split() for i in (0, 1)]
         time.sleep(window)
         c1 = [servers[i].cpu_split() for i in (0, 1)]
+        rss = [servers[i].rss_kb() for i in (0, 1)]
         for p in loads:
             p.wait(timeout=60)
     finally:
@@ -762,7 +771,7 @@ def paired_runs(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=None
             rep = json.load(f)
         user, system = c1[i][0] - c0[i][0], c1[i][1] - c0[i][1]
         runs.append({"perServerCpuSecond": rep[rate_key] * window / (user + system), "rate": rep[rate_key],
-                     "userSeconds": user, "systemSeconds": system, "window": window, "report": rep})
+                     "userSeconds": user, "systemSeconds": system, "window": window, "rssKb": rss[i], "report": rep})
     return runs
 
 
