@@ -208,13 +208,17 @@ def write(bench):
                   "lws and libev, written at once; paired: both servers on CPU 0 at once, each under its own touch-load "
                   f"on CPU 1). Ingest: {fl['sources']} sources × 60 Hz, one raw observer each; fan-out: 1 source × 120 Hz "
                   f"to {fl['observers']} raw observers. Deliveries of `touches` per server CPU-second, medians:", "",
-                  "| load | touch-relay | floor | touch-relay | fraction (pairs) | p99 ms floor / touch-relay |",
-                  "| --- | --- | ---: | ---: | --- | ---: |"]
+                  "| load | touch-relay | floor | touch-relay | fraction (pairs) | p99 ms floor / touch-relay "
+                  "| RSS loaded MB floor / touch-relay | µs per delivery, user + kernel, floor / touch-relay |",
+                  "| --- | --- | ---: | ---: | --- | ---: | ---: | ---: |"]
         for key, r in fl["rows"].items():
             wl, name = key.split("/")
             pairs = ", ".join(f"{p['fraction']:.2f}" for p in r["pairs"])
             lines.append(f"| {wl} | {name} | {r['floorMedian']:,} | {r['relayMedian']:,} | {r['fractionMedian']:.3f} ({pairs}) "
-                         f"| {r['floorP99Median']:.2f} / {r['relayP99Median']:.2f} |")
+                         f"| {r['floorP99Median']:.2f} / {r['relayP99Median']:.2f} "
+                         f"| {r['floorRssKbMedian'] / 1024:.1f} / {r['relayRssKbMedian'] / 1024:.1f} "
+                         f"| {r['floorUserUsMedian']} + {r['floorSystemUsMedian']} / "
+                         f"{r['relayUserUsMedian']} + {r['relaySystemUsMedian']} |")
             target = TARGET_FLOOR_NO_GESTURES if name == "no-gestures" else TARGET_FLOOR_GESTURES
             targets.append((f"floor: {wl}, touch-relay {name} / floor, deliveries per server CPU-second "
                             f"(paired, median of {len(r['pairs'])})", r["fractionMedian"], target, ">="))
