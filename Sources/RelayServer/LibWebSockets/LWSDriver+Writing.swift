@@ -3,12 +3,13 @@ import RelayCore
 
 /// Writing: a peer's pending messages leave in one `lws_write` where possible.
 extension LWSDriver {
-  /// A peer the core said has output, when the callback that queued it ends: a batching peer
-  /// is written at once, as long as lws holds nothing of its for later (a peer backed up waits
-  /// for its writable callback); any other waits for its writable callback.
+  /// Writes a batching peer now, batch after batch, as long as lws holds nothing of it for
+  /// later; what is left (or a peer lws still holds bytes for) waits for its writable
+  /// callback. Deflate peers and closes go through the writable callback. Called for each
+  /// peer the core said has output, when the callback that queued it ends, and by
+  /// `flushWrites`.
   func write(_ link: LWSPeer) {
     guard link.write == .idle, link.peer.isWritable else { return }
-    // Deflate peers and closes go through the writable callback.
     guard link.batchesWrites, link.peer.closeToSend == nil else { return requestWrite(link) }
     while lws_partial_buffered(link.wsi) == 0 {
       switch writeBatch(link) {
@@ -59,21 +60,7 @@ extension LWSDriver {
       for link in flushing {
         guard link.write == .queuedForFlush else { continue }
         link.write = .idle
-        guard link.peer.isWritable else { continue }
-        guard link.peer.closeToSend == nil, lws_partial_buffered(link.wsi) == 0 else {
-          link.write = .awaitingWritable
-          lws_callback_on_writable(link.wsi)
-          continue
-        }
-        switch writeBatch(link) {
-        case .failed:
-          // The socket is broken; lws closes it (LWS_CALLBACK_CLOSED follows).
-          lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-        case .wrote:
-          if link.peer.hasPendingOutput { requestWrite(link) }
-        case .nothing:
-          break
-        }
+        write(link)
       }
     }
   }
@@ -99,7 +86,7 @@ extension LWSDriver {
         m.payloadCount, m.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
       if n < 0 { return -1 }
       link.inFlight = m
-      delivered(m, at: writeTime())
+      if config.metrics { metrics.deliveryLatency.recordNanoseconds(nowNanoseconds() - m.createdAt) }
       wrote = true
     }
     if wrote {
@@ -137,13 +124,5 @@ extension LWSDriver {
       cause = since
     }
     return .wrote
-  }
-
-  /// When a write happened, for the latency histogram: no clock reading without metrics.
-  private func writeTime() -> Int64 { config.metrics ? nowNanoseconds() : 0 }
-
-  /// `now`: when it was written (`writeTime()`; one reading serves a whole batch).
-  private func delivered(_ m: OutgoingMessage, at now: Int64, timed: Bool = true) {
-    if config.metrics && timed { metrics.deliveryLatency.recordNanoseconds(now - m.createdAt) }
   }
 }
