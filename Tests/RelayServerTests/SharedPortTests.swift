@@ -61,10 +61,6 @@ import TouchRelayClient
     return Launched(process: p, line: String(decoding: line, as: UTF8.self), errors: errors)
   }
 
-  static func stop(_ p: Process) {
-    terminate(p)
-  }
-
   /// Node `name` on `port` (0: a free one), allowing `fingers` fingers; returns its port.
   static func node(_ name: String, port: Int, fingers: Int) async throws -> (Process, Int) {
     let launched = try await launch([
@@ -73,7 +69,7 @@ import TouchRelayClient
     let p = launched.process
     let bound = ShutdownTests.url(in: launched.line).split(separator: ":").last.flatMap { Int($0) }
     guard let bound else {
-      stop(p)
+      terminate(p)
       throw TestFailure("node \(name) did not start: \(launched.line)\(launched.errors)")
     }
     return (p, bound)
@@ -86,9 +82,9 @@ import TouchRelayClient
 
   @Test func twoNodesShareOnePortAndBothServePagesHealthAndWebSockets() async throws {
     let (a, port) = try await Self.node("node-a", port: 0, fingers: 10)
-    defer { Self.stop(a) }
+    defer { terminate(a) }
     let (b, samePort) = try await Self.node("node-b", port: port, fingers: 11)
-    defer { Self.stop(b) }
+    defer { terminate(b) }
     #expect(samePort == port)
     let base = "http://127.0.0.1:\(port)"
 
@@ -132,7 +128,7 @@ import TouchRelayClient
   func theSharedSocketListensWhereHostSays(arguments: [String]) async throws {
     let launched = try await Self.launch(["--reuse-port", "--port", "0"] + arguments)
     let (p, line, errors) = (launched.process, launched.line, launched.errors)
-    defer { Self.stop(p) }
+    defer { terminate(p) }
     let url = ShutdownTests.url(in: line)
     #expect(url.hasPrefix("ws://"), "\(line)\(errors)")
     let observer = try await WebSocketConnection.connect("\(url)/v1/observe/where")
@@ -143,7 +139,7 @@ import TouchRelayClient
   @Test func withoutReusePortASecondProcessOnThePortFailsToStartAndSaysWhy() async throws {
     let first = try await Self.launch(["--port", "0"])
     let (a, line) = (first.process, first.line)
-    defer { Self.stop(a) }
+    defer { terminate(a) }
     let port = try #require(ShutdownTests.url(in: line).split(separator: ":").last.flatMap { Int($0) }, "\(line)")
     // Neither a plain second process nor one asking to share: the first did not offer to.
     for extra in [[], ["--reuse-port"]] {
