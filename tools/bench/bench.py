@@ -299,8 +299,7 @@ class Bench(Lab):
         for threads in [1, 2]:
             runs = []
             for k in range(repeats):
-                args = ["-c", "1", "-r", "120", "--observers", "1000", "--raw", "--send-idle",
-                        "--warmup", f"{WARMUP_S}s", "--threads", str(threads)]
+                args = [*fanout_load(1000), "--send-idle", "--threads", str(threads)]
                 r = self.load_run(f"fanout-t{threads}-{k}", [], args, 1001, duration, window)
                 r["threads"] = threads
                 r["fractionOfLimit"] = round(r["deliveriesPerServerCpuSecond"] / fan_limit, 3) if fan_limit and r["deliveriesPerServerCpuSecond"] else None
@@ -654,29 +653,19 @@ class Bench(Lab):
         server enough to change what it does)."""
         server = Server(self, flags, tag, cpu=0 if self.can_pin else None, binary=binary)
         try:
-            args = (ingest_load(w["sources"]) if w["fanout"] is None else
-                    ["-c", "1", "-r", "120", "--observers", str(w["fanout"]), "--raw", "--warmup", f"{WARMUP_S}s"])
+            args = ingest_load(w["sources"]) if w["fanout"] is None else fanout_load(w["fanout"])
             proc, report = self.touch_load(server.url, [*args, "--send-idle", "-d", f"{seconds + 6}s", "--threads", "1"],
                                            tag, cpu=1 if self.can_pin else None)
             time.sleep(4)
-            events = ",".join("raw_syscalls:sys_enter" if c == "all" else f"syscalls:sys_enter_{c}"
-                              for c in self.SYSCALLS)
-            cmd = ["perf", "stat", "-x", ",", "-e", events, "-p", str(server.pid), "--", "sleep", str(seconds)]
-            self.note(cmd)
-            stat = subprocess.run(cmd, capture_output=True, text=True).stderr
+            events = ["raw_syscalls:sys_enter" if c == "all" else f"syscalls:sys_enter_{c}" for c in self.SYSCALLS]
+            counts = perf_syscalls(server.pid, events, seconds, note=self.note)
             proc.wait(timeout=60)
             with open(report) as f:
                 rep = json.load(f)
         finally:
             server.stop()
         rate = rep["steadyFramesPerSecond"] if w["fanout"] is None else rep["messagesPerSecond"]
-        counts = {}
-        for line in stat.splitlines():
-            parts = line.split(",")
-            if len(parts) > 2 and parts[0].strip().isdigit():
-                name = "all" if parts[2] == "raw_syscalls:sys_enter" else parts[2].split("sys_enter_")[-1]
-                counts[name] = int(parts[0]) / (rate * seconds)
-        return counts
+        return {name: n / (rate * seconds) for name, n in counts.items()}
 
     def refraction(self):
         """Fractions of the limits, against the pooled baseline (first and last)."""
@@ -736,6 +725,29 @@ def touches_share(report):
     return report["messagesByType"].get("touches", 0) / total if total else 1.0
 
 
+def fanout_load(n):
+    """touch-load's arguments for the fan-out load: 1 source x 120 Hz to `n` raw observers
+    (the scenarios add their own flags)."""
+    return ["-c", "1", "-r", "120", "--observers", str(n), "--raw", "--warmup", f"{WARMUP_S}s"]
+
+
+def perf_syscalls(pid, events, seconds, note=None):
+    """`perf stat` on the syscall tracepoints `events` (e.g. `syscalls:sys_enter_*`) of process
+    `pid` for `seconds`: each one's count by syscall name, `all` for `raw_syscalls:sys_enter`
+    (every syscall). `strace -c` would slow the process enough to change what it does."""
+    cmd = ["perf", "stat", "-x", ",", "-e", ",".join(events), "-p", str(pid), "--", "sleep", str(seconds)]
+    if note:
+        note(cmd)
+    stat = subprocess.run(cmd, capture_output=True, text=True).stderr
+    counts = {}
+    for line in stat.splitlines():
+        parts = line.split(",")
+        if len(parts) > 2 and parts[0].strip().isdigit():
+            name = "all" if parts[2] == "raw_syscalls:sys_enter" else parts[2].split("sys_enter_", 1)[-1]
+            counts[name] = int(parts[0])
+    return counts
+
+
 def ingest_load(n, rate=60):
     """touch-load's arguments for the ingest load: `n` sources x `rate` Hz, each in its own
     session with one raw observer (the ingest, overhead and paired runs add their own flags)."""
@@ -759,8 +771,7 @@ def paired_runs(lab, load, k, a, b, sources, extra, tag, window=5.5, fanout=None
     with `fanout` `messagesPerSecond`) per server CPU-second, the server's user and system
     CPU seconds over the window apart, and touch-load's report. `extra_b`, if given, replaces
     `extra` (touch-load's flags) for B: the same server under two loads."""
-    load_args = ingest_load(sources, rate) if fanout is None else [
-        "-c", "1", "-r", "120", "--observers", str(fanout), "--raw", "--send-idle", "--warmup", f"{WARMUP_S}s"]
+    load_args = ingest_load(sources, rate) if fanout is None else [*fanout_load(fanout), "--send-idle"]
     rate_key = "steadyFramesPerSecond" if fanout is None else "messagesPerSecond"
     order = [(0, a), (1, b)] if k % 2 == 0 else [(1, b), (0, a)]
     servers, loads, outs = {}, [], []

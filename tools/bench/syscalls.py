@@ -23,7 +23,7 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
-from bench import WARMUP_S, ingest_load  # noqa: E402  (tools/bench/bench.py, beside this file)
+from bench import WARMUP_S, fanout_load, ingest_load, perf_syscalls  # noqa: E402  (tools/bench/bench.py, beside this file)
 from paired import LOAD, spec  # noqa: E402
 from relaytools import Lab, Server, pinned_to  # noqa: E402  (tools/relaytools.py: bench put tools/ on sys.path)
 
@@ -47,8 +47,7 @@ def main():
         sys.exit(f"syscalls: build touch-load first ({LOAD}): tools/bench/run builds it")
     if a.sources is None and a.fanout is None:
         a.fanout = 500
-    load_args = (ingest_load(a.sources) if a.sources is not None else
-                 ["-c", "1", "-r", "120", "--observers", str(a.fanout), "--raw", "--warmup", f"{WARMUP_S}s"])
+    load_args = ingest_load(a.sources) if a.sources is not None else fanout_load(a.fanout)
     binary, flags = spec(a.server)
     pin = (os.cpu_count() or 1) >= 2 and shutil.which("taskset") is not None
     with tempfile.TemporaryDirectory() as tmp:
@@ -61,20 +60,15 @@ def main():
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             # Connected, warmed up and steady before counting.
             time.sleep(WARMUP_S + 2)
-            stat = subprocess.run(["perf", "stat", "-x", ",", "-e", "syscalls:sys_enter_*", "-p", str(server.pid),
-                                   "--", "sleep", str(a.seconds)], capture_output=True, text=True).stderr
+            counts = perf_syscalls(server.pid, ["syscalls:sys_enter_*"], a.seconds)
             proc.wait(timeout=120)
         finally:
             server.stop()
         with open(out) as f:
             rep = json.load(f)
-    counts = {}
-    for line in stat.splitlines():
-        parts = line.split(",")
-        if len(parts) > 2 and parts[0].strip().isdigit() and "sys_enter_" in parts[2]:
-            counts[parts[2].split("sys_enter_", 1)[1]] = int(parts[0])
     if not counts:
-        sys.exit(f"syscalls: perf counted nothing (tracepoints not readable?):\n{stat.strip()[-800:]}")
+        sys.exit("syscalls: perf counted nothing (tracepoints not readable? run as root, or lower "
+                 "/proc/sys/kernel/perf_event_paranoid)")
     deliveries = rep["messagesPerSecond"] * a.seconds
     per = {k: v / deliveries for k, v in counts.items() if v / deliveries >= 0.005}
     what = f"{a.sources} sources x 60 Hz" if a.sources is not None else f"1 source x 120 Hz -> {a.fanout} observers"
