@@ -585,15 +585,15 @@ class Bench(Lab):
                     k += 1
                     # Deliveries of `touches` only: with gestures on, fan-out observers also get
                     # gesture messages, which the floor does not make.
-                    fr, tr = ((touches_share(r["report"]) if w["fanout"] else 1.0) * r["perServerCpuSecond"]
-                              for r in (f, t))
+                    share = [touches_share(r["report"]) if w["fanout"] else 1.0 for r in (f, t)]
+                    fr, tr = (sh * r["perServerCpuSecond"] for sh, r in zip(share, (f, t)))
                     row = {"floor": round(fr), "relay": round(tr), "fraction": round(tr / fr, 3),
                            "floorP99": f["report"]["latency"]["p99"], "relayP99": t["report"]["latency"]["p99"],
                            "floorRssKb": f["rssKb"], "relayRssKb": t["rssKb"],
                            "dropped": f["report"]["droppedMessages"] + t["report"]["droppedMessages"]}
                     # Where each one's CPU goes: user and kernel µs per delivery of `touches`.
-                    for side, r in (("floor", f), ("relay", t)):
-                        n = (touches_share(r["report"]) if w["fanout"] else 1.0) * r["rate"] * r["window"]
+                    for side, r, sh in (("floor", f, share[0]), ("relay", t, share[1])):
+                        n = sh * r["rate"] * r["window"]
                         row[f"{side}UserUs"] = round(r["userSeconds"] / n * 1e6, 2)
                         row[f"{side}SystemUs"] = round(r["systemSeconds"] / n * 1e6, 2)
                     # Every delivery is at least one sendto, over a microsecond of kernel time on
