@@ -405,6 +405,32 @@ struct JSONScanner {
     throw .syntax("bad literal at byte \(index)")
   }
 
+  /// Consumes `literal` if the bytes here are exactly it (no whitespace skipped).
+  // Inlined: the compact frame reader matches every member name and bracket with it, and the
+  // lengths are constants: at most two overlapping 8- or 4-byte compares, as JSONWriter copies.
+  @inline(__always)
+  mutating func consume(_ literal: StaticString) -> Bool {
+    let n = literal.utf8CodeUnitCount
+    guard bytes.count - index >= n, let here = bytes.baseAddress else { return false }
+    let p = here + index
+    let lit = UnsafeRawPointer(literal.utf8Start)
+    if n >= 8 {
+      guard p.loadUnaligned(as: UInt64.self) == lit.loadUnaligned(as: UInt64.self),
+        (p + n - 8).loadUnaligned(as: UInt64.self) == (lit + n - 8).loadUnaligned(as: UInt64.self)
+      else { return false }
+    } else if n >= 4 {
+      guard p.loadUnaligned(as: UInt32.self) == lit.loadUnaligned(as: UInt32.self),
+        (p + n - 4).loadUnaligned(as: UInt32.self) == (lit + n - 4).loadUnaligned(as: UInt32.self)
+      else { return false }
+    } else {
+      for k in 0..<n where p.load(fromByteOffset: k, as: UInt8.self) != lit.load(fromByteOffset: k, as: UInt8.self) {
+        return false
+      }
+    }
+    index += n
+    return true
+  }
+
   /// Consumes `word` if it stands here as a whole word (no letter right after it).
   private mutating func matchWord(_ word: StaticString) -> Bool {
     let n = word.utf8CodeUnitCount

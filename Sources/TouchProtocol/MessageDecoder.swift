@@ -1,5 +1,7 @@
-/// Decodes one client text message. `frame` and `frames` go through the purpose-built scanner
-/// (no allocation beyond each sample's touches array and, for `frames`, the list of samples);
+/// Decodes one client text message. `frame` and `frames` in the compact shape every client
+/// writes go through `CompactFrameReader`; any other `frame` or `frames` through the
+/// purpose-built scanner (no allocation beyond each sample's touches array and, for `frames`,
+/// the list of samples);
 /// the rare `hello` and `control` use Foundation's JSONDecoder after the scanner has validated
 /// the syntax.
 public struct MessageDecoder: Sendable {
@@ -19,6 +21,13 @@ public struct MessageDecoder: Sendable {
   }
 
   public func decode(_ bytes: UnsafeRawBufferPointer) -> Result<ClientMessage, ProtocolError> {
+    if let message = CompactFrameReader.read(bytes, limits: limits) { return .success(message) }
+    return decodeInFull(bytes)
+  }
+
+  /// The message read token by token, without the compact reader's fast path: what `decode`
+  /// answers whenever the compact reader gives up, and the reference it must agree with.
+  @_spi(Testing) public func decodeInFull(_ bytes: UnsafeRawBufferPointer) -> Result<ClientMessage, ProtocolError> {
     var scanner = JSONScanner(bytes, maxDepth: limits.maxDepth)
     var fields = FrameFields()
     do {

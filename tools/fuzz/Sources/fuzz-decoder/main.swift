@@ -1,12 +1,14 @@
 import CFuzzerDriver
 import Foundation
-import TouchProtocol
+@_spi(Testing) import TouchProtocol
 
 /// libFuzzer target: arbitrary bytes into `MessageDecoder().decode`, as the server does with
 /// every text message. It must never crash, hang or read out of bounds (run with ASan), and
 /// whatever it accepts must keep the protocol's promises: only finite numbers, a frame within
 /// the touch limit with distinct ids and a `seq` in 0...2^53-1 (each sample of `frames` too,
-/// at most `maxFramesPerMessage` of them), a hello with a positive surface. Every refusal carries a message.
+/// at most `maxFramesPerMessage` of them), a hello with a positive surface. Every refusal carries a message,
+/// and the answer is the full decoder's (`decodeInFull`): the compact frame reader, tried first,
+/// never decides anything differently.
 let decoder = MessageDecoder()
 
 func check(_ ok: Bool, _ what: @autoclosure () -> String) {
@@ -57,6 +59,7 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   case .success(let message): checkMessage(message)
   case .failure(let error): check(!error.message.isEmpty, "error \(error.code) without a message")
   }
+  check(decoder.decodeInFull(bytes) == result, "the compact frame reader and the full decoder differ")
   // The same bytes through the array entry point give the same answer.
   check(decoder.decode(Array(bytes)) == result, "decode([UInt8]) differs")
   return 0

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@_spi(Testing) @testable import TouchProtocol
+
+/// The compact reader is the fast path for frames; the full decoder is the reference. Whatever
+/// the compact reader accepts must be exactly what the full decoder reads, and it must take the
+/// shapes real clients send (or the fast path is never used).
+@Suite struct CompactFrameReaderTests {
+  let decoder = MessageDecoder()
+
+  func compact(_ text: String) -> ClientMessage? {
+    var text = text
+    return text.withUTF8 { CompactFrameReader.read(UnsafeRawBufferPointer($0), limits: decoder.limits) }
+  }
+
+  func full(_ text: String) -> Result<ClientMessage, ProtocolError> {
+    var text = text
+    return text.withUTF8 { decoder.decodeInFull(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// What clients send: this project's encoder, the web page's `JSON.stringify` (same order),
+  /// touch-load's idle frames and batches, other member orders.
+  static let taken: [String] = [
+    #"{"type":"frame","seq":7,"t":18234.5,"touches":[{"id":1,"phase":"began","x":120.5,"y":210}]}"#,
+    #"{"type":"frame","seq":0,"t":0,"touches":[]}"#,
+    #"{"type":"frame","seq":9007199254740991,"t":-1.5e3,"touches":[{"id":-9007199254740991,"phase":"cancelled","x":-0,"y":1E-7}]}"#,
+    #"{"type":"frame","seq":8,"t":18250.25,"touches":[{"id":1,"phase":"moved","x":130.2,"y":215.7,"force":0.5,"radiusX":9,"radiusY":9},{"id":2,"phase":"stationary","x":300,"y":400}]}"#,
+    #"{"type":"frame","touches":[{"y":2,"x":1,"phase":"ended","id":3,"radiusY":4}],"t":5,"seq":6}"#,
+    // Numbers off the reader's own path go through the scanner's: still taken, same values.
+    #"{"type":"frame","seq":1,"t":12345678901234567.25,"touches":[{"id":0,"phase":"moved","x":0.05,"y":-0.125,"force":1e2,"radiusX":123456789012345,"radiusY":0.1234567890123456789}]}"#,
+    #"{"type":"frames","frames":[]}"#,
+    #"{"type":"frames","frames":[{"seq":41,"t":18300.0,"touches":[{"id":1,"phase":"moved","x":120.5,"y":210,"force":0.41}]},{"t":18304.2,"seq":42,"touches":[]}]}"#,
+  ]
+
+  @Test(arguments: taken)
+  func takesWhatClientsSendAndAgreesWithTheFullDecoder(_ text: String) throws {
+    let fast = try #require(compact(text), "the compact reader gave up on \(text)")
+    #expect(Result.success(fast) == full(text))
+  }
+
+  /// Shapes it leaves to the full decoder: valid but not compact, or refused.
+  static let leftToTheFullDecoder: [String] = [
+    #"{ "type":"frame","seq":7,"t":1,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[]} "#,
+    #"{"seq":7,"type":"frame","t":1,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[],"extra":true}"#,
+    #"{"type":"frame","seq":7,"seq":8,"t":1,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[{"id":1,"phase":"began","x":1,"y":2,"force":null}]}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[{"id":1,"phase":"b\u0065gan","x":1,"y":2}]}"#,
+    #"{"type":"frame","s\u0065q":7,"t":1,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[{"id":1,"phase":"began","x":1,"y":2},{"id":1,"phase":"moved","x":1,"y":2}]}"#,
+    #"{"type":"frame","seq":-1,"t":1,"touches":[]}"#,
+    #"{"type":"frame","seq":1.5,"t":1,"touches":[]}"#,
+    #"{"type":"frame","seq":9007199254740992,"t":1,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":1e400,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":NaN,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":-Infinity,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":"1","touches":[]}"#,
+    #"{"type":"frame","seq":07,"t":1,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":1.,"touches":[]}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[{"id":1.5,"phase":"began","x":1,"y":2}]}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[{"id":1,"phase":"Began","x":1,"y":2}]}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[{"id":1,"phase":"began","x":1}]}"#,
+    #"{"type":"frame","seq":7,"t":1}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":{}}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[],}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[]}}"#,
+    #"{"type":"frame","seq":7,"t":1,"touches":[]"#,
+    #"{"type":"framed","seq":7,"t":1,"touches":[]}"#,
+    #"{"type":"frames","frames":[{}]}"#,
+    #"{"type":"frames","frames":[{"type":"frame","seq":1,"t":1,"touches":[]}]}"#,
+    #"{"type":"frames","frames":{}}"#,
+    #"{"type":"hello","device":{"width":390,"height":844}}"#,
+  ]
+
+  @Test(arguments: leftToTheFullDecoder)
+  func givesUpOnEverythingElse(_ text: String) {
+    #expect(compact(text) == nil, "taken: \(text)")
+    #expect(decoder.decode(text) == full(text))
+  }
+
+  @Test func givesUpPastTheLimits() {
+    var limits = Limits()
+    limits.maxTouchesPerFrame = 1
+    limits.maxFramesPerMessage = 1
+    let strict = MessageDecoder(limits: limits)
+    let twoTouches =
+      #"{"type":"frame","seq":7,"t":1,"touches":[{"id":1,"phase":"began","x":1,"y":2},{"id":2,"phase":"began","x":1,"y":2}]}"#
+    let twoSamples = #"{"type":"frames","frames":[{"seq":1,"t":1,"touches":[]},{"seq":2,"t":2,"touches":[]}]}"#
+    for text in [twoTouches, twoSamples] {
+      var copy = text
+      let fast = copy.withUTF8 { CompactFrameReader.read(UnsafeRawBufferPointer($0), limits: limits) }
+      #expect(fast == nil)
+      guard case .failure = strict.decode(text) else {
+        Issue.record("accepted past the limit: \(text)")
+        continue
+      }
+    }
+  }
+
+  /// Every one-byte deletion and many one-byte replacements of the client shapes: the decoder
+  /// (compact reader first) answers exactly as the full decoder does, refusals included.
+  @Test func agreesWithTheFullDecoderOnEveryOneByteChange() {
+    let replacements = Array(#" ",:{}[]0-9.eE+\naxt"#.utf8)
+    var compared = 0
+    for text in Self.taken {
+      let bytes = Array(text.utf8)
+      var variants: [[UInt8]] = []
+      for i in bytes.indices {
+        var deleted = bytes
+        deleted.remove(at: i)
+        variants.append(deleted)
+        for r in replacements where r != bytes[i] {
+          var replaced = bytes
+          replaced[i] = r
+          variants.append(replaced)
+        }
+      }
+      for v in variants {
+        let answer = decoder.decode(v)
+        let reference = v.withUnsafeBytes { decoder.decodeInFull($0) }
+        if answer != reference {
+          Issue.record("differs on \(String(decoding: v, as: UTF8.self)): \(answer) vs \(reference)")
+        }
+        compared += 1
+      }
+    }
+    #expect(compared > 10_000)
+  }
+}
