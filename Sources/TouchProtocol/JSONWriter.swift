@@ -168,6 +168,13 @@ public struct JSONWriter: ~Copyable {
     noComma()
   }
 
+  /// A string known when the program is built (a message type, a phase): its bytes copied as
+  /// they are, unexamined, so it must need no escaping.
+  @inline(__always) public mutating func string(literal s: StaticString) {
+    separate()
+    putQuoted(s.utf8Start, count: s.utf8CodeUnitCount)
+  }
+
   public mutating func string(_ s: String) {
     separate()
     writeString(s)

@@ -186,4 +186,19 @@ import Testing
     #expect(Array(taken) == expected)
     #expect(Array(taken.dropFirst(4)) == Array(#"{"gesture":"pan"}"#.utf8))
   }
+
+  @Test func wireNamesAreTheRawValues() {
+    for p in TouchPhase.allCases { #expect(p.wireName.description == p.rawValue) }
+    for g in GestureKind.allCases { #expect(g.wireName.description == g.rawValue) }
+    for s in GestureState.allCases { #expect(s.wireName.description == s.rawValue) }
+  }
+
+  @Test func aLiteralStringIsWrittenQuoted() {
+    var w = JSONWriter()
+    w.beginArray()
+    w.string(literal: "began")
+    w.string(literal: "")
+    w.endArray()
+    #expect(String(decoding: w.bytes, as: UTF8.self) == #"["began",""]"#)
+  }
 }
