@@ -181,6 +181,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       // The hostile-input corpus is data, read by path from the tests.
       exclude: ["Hostile"]

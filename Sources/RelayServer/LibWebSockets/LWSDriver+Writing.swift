@@ -86,7 +86,7 @@ extension LWSDriver {
         m.payloadCount, m.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
       if n < 0 { return -1 }
       link.inFlight = m
-      if config.metrics { metrics.deliveryLatency.recordNanoseconds(nowNanoseconds() - m.createdAt) }
+      if config.metrics { metrics.deliveryLatency.record(nanoseconds: nowNanoseconds() - m.createdAt) }
       wrote = true
     }
     if wrote {
@@ -120,7 +120,7 @@ extension LWSDriver {
     // this write: they are one delivery for the latency histogram, not one per message.
     var cause = Int64.min
     for since in batchedSince where since != cause {
-      metrics.deliveryLatency.recordNanoseconds(now - since)
+      metrics.deliveryLatency.record(nanoseconds: now - since)
       cause = since
     }
     return .wrote

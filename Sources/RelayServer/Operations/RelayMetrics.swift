@@ -21,8 +21,9 @@ final class RelayMetrics {
   private let queuedGauge: Metrics.Gauge
   private let deepestQueueGauge: Metrics.Gauge
   /// Arrival of a frame (or timer) to the write that delivered what it caused to an observer:
-  /// one observation per write and cause, however many messages the cause produced.
-  let deliveryLatency: Metrics.Timer
+  /// one observation per write and cause, however many messages the cause produced. Kept
+  /// outside the registry (see `LatencyHistogram`) and rendered after it.
+  var deliveryLatency: LatencyHistogram
   /// Time in the gesture engine per frame, for one frame in `RelayCounters.engineTimeSampling`
   /// (the 1st, 17th, ... frame the server takes in).
   let engineTime: Metrics.Timer
@@ -42,9 +43,9 @@ final class RelayMetrics {
       .microseconds(Int($0 * 1000))
     }
     f.durationHistogramBuckets = [
-      "touchrelay_engine_duration_seconds": micro, "touchrelay_delivery_latency_seconds": milli,
-      "touchrelay_bus_delay_seconds": milli,
+      "touchrelay_engine_duration_seconds": micro, "touchrelay_bus_delay_seconds": milli,
     ]
+    deliveryLatency = LatencyHistogram(name: "touchrelay_delivery_latency_seconds", buckets: milli)
     factory = f
     connectionsGauge = [
       .source: Metrics.Gauge(label: "touchrelay_connections", dimensions: [("role", "source")], factory: f),
@@ -53,7 +54,6 @@ final class RelayMetrics {
     sessionsGauge = Metrics.Gauge(label: "touchrelay_sessions", factory: f)
     queuedGauge = Metrics.Gauge(label: "touchrelay_observer_queued_messages", factory: f)
     deepestQueueGauge = Metrics.Gauge(label: "touchrelay_observer_queue_deepest", factory: f)
-    deliveryLatency = Metrics.Timer(label: "touchrelay_delivery_latency_seconds", factory: f)
     engineTime = Metrics.Timer(label: "touchrelay_engine_duration_seconds", factory: f)
     busDelay = Metrics.Timer(label: "touchrelay_bus_delay_seconds", factory: f)
     nodeInfo = Metrics.Gauge(label: "touchrelay_node_info", dimensions: [("node", nodeID)], factory: f)
@@ -128,7 +128,9 @@ final class RelayMetrics {
       publish("touchrelay_tuio_out_datagrams_total", [("result", "sent")], sent)
       publish("touchrelay_tuio_out_datagrams_total", [("result", "failed")], failed)
     }
-    return registry.emitToBuffer()
+    var text = registry.emitToBuffer()
+    deliveryLatency.emit(into: &text)
+    return text
   }
 
   private func publishTUIO(_ t: TUIOCounters) {
