@@ -1,6 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Release builds of the relay's core and driver check exclusive access statically only, as
+// the standard library is built: their state lives in classes (the core, peers, sessions, the
+// driver), every change of it was checked at run time through a thread-local access set, and
+// those checks cost about 9 % of a fan-out's instructions (ARCHITECTURE.md, "Exclusivity
+// checked at compile time in release"). Debug builds, which the tests run, keep the checks.
+let staticExclusivityInRelease: [SwiftSetting] = [
+  .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
+
 let package = Package(
   name: "TouchRelay",
   platforms: [.macOS(.v14)],
@@ -69,7 +78,8 @@ let package = Package(
       dependencies: [
         "CPrefetch", "TouchProtocol", "GestureEngine", "SignedTokens", "OSC", "TUIO",
         .product(name: "Logging", package: "swift-log"),
-      ]
+      ],
+      swiftSettings: staticExclusivityInRelease
     ),
     // The server: the libwebsockets driver of the core, HTTP and pages, operations (metrics,
     // recording).
@@ -83,7 +93,8 @@ let package = Package(
         .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       // The pad, watch and landing pages: static files read once at start-up.
-      resources: [.copy("Web")]
+      resources: [.copy("Web")],
+      swiftSettings: staticExclusivityInRelease
     ),
     // A recording (`--record`) drawn as SVG: trails on the surface, gestures on a timeline.
     // Escaping text for HTML and XML, shared by the pages, the drawing and touch-load's report.
