@@ -242,16 +242,26 @@ public struct JSONWriter: ~Copyable {
     if millionths < 0 { put(UInt8(ascii: "-")) }
     let magnitude = millionths.magnitude
     writeUnsigned(magnitude / 1_000_000)
-    var fraction = magnitude % 1_000_000
+    let fraction = Int(magnitude % 1_000_000)
     guard fraction != 0 else { return }
-    // Six digits less the trailing zeros.
-    var digits = 6
-    while fraction % 10 == 0 {
-      fraction /= 10
-      digits -= 1
-    }
-    put(UInt8(ascii: "."))
-    writeDigits(fraction, count: digits)
+    // The point and all six digits as three pairs, then the trailing zeros taken back (at
+    // least one digit is not zero): no loop of divisions for the digits or for the zeros.
+    reserve(7)
+    let p = base + count
+    let pairs = Self.digitPairs.utf8Start
+    let high = fraction / 10_000 &* 2
+    let middle = fraction / 100 % 100 &* 2
+    let low = fraction % 100 &* 2
+    p[0] = UInt8(ascii: ".")
+    p[1] = pairs[high]
+    p[2] = pairs[high &+ 1]
+    p[3] = pairs[middle]
+    p[4] = pairs[middle &+ 1]
+    p[5] = pairs[low]
+    p[6] = pairs[low &+ 1]
+    var n = 7
+    while p[n - 1] == UInt8(ascii: "0") { n -= 1 }
+    count += n
   }
 
   public mutating func value(_ v: JSONValue) {
@@ -280,6 +290,8 @@ public struct JSONWriter: ~Copyable {
   }
 
   private mutating func writeUnsigned(_ magnitude: UInt64) {
+    // Ids, counts, radii and most integer parts are one or two digits.
+    if magnitude < 10 { return put(UInt8(truncatingIfNeeded: magnitude) &+ 0x30) }
     // The digit count by comparisons, so the digits are divided out once (in `writeDigits`).
     // Callers pass an Int64's magnitude, below 10^19: `power` never overflows.
     var n = 1
