@@ -22,6 +22,14 @@ struct CompactFrameReader {
     return reader.message()
   }
 
+  /// The frame, if the message is a `frame` in the compact shape.
+  static func frame(_ bytes: UnsafeRawBufferPointer, limits: Limits) -> Frame? {
+    guard limits.maxDepth >= 5 else { return nil }
+    var reader = CompactFrameReader(s: JSONScanner(bytes, maxDepth: limits.maxDepth), limits: limits)
+    guard reader.s.consume(#"{"type":"frame",""#), let frame = reader.members(), reader.s.atEnd else { return nil }
+    return frame
+  }
+
   private mutating func message() -> ClientMessage? {
     guard s.consume(#"{"type":"frame"#) else { return nil }
     if s.consume(#"",""#) {

@@ -407,7 +407,7 @@ struct JSONScanner {
 
   /// Consumes `literal` if the bytes here are exactly it (no whitespace skipped).
   // Inlined: the compact frame reader matches every member name and bracket with it, and the
-  // lengths are constants: at most two overlapping 8- or 4-byte compares, as JSONWriter copies.
+  // lengths are constants: 8- or 4-byte compares, the last one overlapping, as JSONWriter copies.
   @inline(__always)
   mutating func consume(_ literal: StaticString) -> Bool {
     let n = literal.utf8CodeUnitCount
@@ -415,9 +415,15 @@ struct JSONScanner {
     let p = here + index
     let lit = UnsafeRawPointer(literal.utf8Start)
     if n >= 8 {
-      guard p.loadUnaligned(as: UInt64.self) == lit.loadUnaligned(as: UInt64.self),
-        (p + n - 8).loadUnaligned(as: UInt64.self) == (lit + n - 8).loadUnaligned(as: UInt64.self)
-      else { return false }
+      // 8 bytes at a time, the last 8 overlapping what came before.
+      var k = 0
+      while k + 8 < n {
+        guard (p + k).loadUnaligned(as: UInt64.self) == (lit + k).loadUnaligned(as: UInt64.self) else { return false }
+        k += 8
+      }
+      guard (p + n - 8).loadUnaligned(as: UInt64.self) == (lit + n - 8).loadUnaligned(as: UInt64.self) else {
+        return false
+      }
     } else if n >= 4 {
       guard p.loadUnaligned(as: UInt32.self) == lit.loadUnaligned(as: UInt32.self),
         (p + n - 4).loadUnaligned(as: UInt32.self) == (lit + n - 4).loadUnaligned(as: UInt32.self)

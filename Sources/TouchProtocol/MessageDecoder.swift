@@ -25,6 +25,13 @@ public struct MessageDecoder: Sendable {
     return decodeInFull(bytes)
   }
 
+  /// The message as a frame, if it is a `frame` in the compact shape every client writes
+  /// (`CompactFrameReader`); nil means only that `decode` must read it. The server's hot path:
+  /// no `Result` or `ClientMessage` to build and destroy around the frame.
+  public func compactFrame(_ bytes: UnsafeRawBufferPointer) -> Frame? {
+    CompactFrameReader.frame(bytes, limits: limits)
+  }
+
   /// The message read token by token, without the compact reader's fast path: what `decode`
   /// answers whenever the compact reader gives up, and the reference it must agree with.
   @_spi(Testing) public func decodeInFull(_ bytes: UnsafeRawBufferPointer) -> Result<ClientMessage, ProtocolError> {

@@ -37,6 +37,10 @@ import Testing
   func takesWhatClientsSendAndAgreesWithTheFullDecoder(_ text: String) throws {
     let fast = try #require(compact(text), "the compact reader gave up on \(text)")
     #expect(Result.success(fast) == full(text))
+    // The server's entry point for frames takes the same frames and nothing else.
+    var copy = text
+    let frame = copy.withUTF8 { decoder.compactFrame(UnsafeRawBufferPointer($0)) }
+    if case .frame(let f) = fast { #expect(frame == f) } else { #expect(frame == nil) }
   }
 
   /// Shapes it leaves to the full decoder: valid but not compact, or refused.
@@ -77,6 +81,8 @@ import Testing
   @Test(arguments: leftToTheFullDecoder)
   func givesUpOnEverythingElse(_ text: String) {
     #expect(compact(text) == nil, "taken: \(text)")
+    var copy = text
+    #expect(copy.withUTF8 { decoder.compactFrame(UnsafeRawBufferPointer($0)) } == nil)
     #expect(decoder.decode(text) == full(text))
   }
 
@@ -122,6 +128,9 @@ import Testing
         let reference = v.withUnsafeBytes { decoder.decodeInFull($0) }
         if answer != reference {
           Issue.record("differs on \(String(decoding: v, as: UTF8.self)): \(answer) vs \(reference)")
+        }
+        if let frame = v.withUnsafeBytes({ decoder.compactFrame($0) }), reference != .success(.frame(frame)) {
+          Issue.record("compactFrame differs on \(String(decoding: v, as: UTF8.self)): \(frame) vs \(reference)")
         }
         compared += 1
       }
