@@ -160,44 +160,47 @@ struct CompactFrameReader {
     guard let base = s.bytes.baseAddress else { return nil }
     let start = s.index
     let end = s.bytes.count
+    @inline(__always) func digit(_ i: Int) -> UInt64? {
+      let d = base.load(fromByteOffset: i, as: UInt8.self) &- 0x30
+      return d < 10 ? UInt64(d) : nil
+    }
     var i = start
     let negative = i < end && base.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: "-")
     if negative { i += 1 }
     let first = i
     var mantissa: UInt64 = 0
-    var fractionDigits = 0
-    var inFraction = false
-    while i < end {
-      let c = base.load(fromByteOffset: i, as: UInt8.self)
-      if c &- 0x30 < 10 {
-        mantissa = mantissa &* 10 &+ UInt64(c &- 0x30)
-        if inFraction { fractionDigits += 1 }
-      } else if c == UInt8(ascii: "."), !inFraction {
-        inFraction = true
-      } else {
-        break
-      }
+    while i < end, let d = digit(i) {
+      mantissa = mantissa &* 10 &+ d
       i += 1
     }
-    let length = i - first
+    let integerDigits = i - first
+    var fractionDigits = 0
+    if i < end, base.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: ".") {
+      i += 1
+      let fractionStart = i
+      while i < end, let d = digit(i) {
+        mantissa = mantissa &* 10 &+ d
+        i += 1
+      }
+      fractionDigits = i - fractionStart
+      if fractionDigits == 0 { i = end }  // "5." is the scanner's to refuse
+    }
     let ordinary =
-      length > 0 && length - (inFraction ? 1 : 0) <= 15 && i < end
+      integerDigits > 0 && integerDigits + fractionDigits <= 15 && i < end
       && base.load(fromByteOffset: i, as: UInt8.self) | 0x20 != UInt8(ascii: "e")
-      && base.load(fromByteOffset: first, as: UInt8.self) != UInt8(ascii: ".")
-      && base.load(fromByteOffset: i - 1, as: UInt8.self) != UInt8(ascii: ".")
-      && (base.load(fromByteOffset: first, as: UInt8.self) != UInt8(ascii: "0") || length == 1
-        || base.load(fromByteOffset: first + 1, as: UInt8.self) == UInt8(ascii: "."))
+      && (integerDigits == 1 || base.load(fromByteOffset: first, as: UInt8.self) != UInt8(ascii: "0"))
     guard ordinary else {
       s.index = start
       guard let c = s.peek(), c == UInt8(ascii: "-") || (c >= 0x30 && c <= 0x39) else { return nil }
       return try? s.readNumber()
     }
     s.index = i
-    var power = 1.0
-    for _ in 0..<fractionDigits { power *= 10 }
-    let v = Double(mantissa) / power
+    let v = Double(mantissa) / Self.powersOfTen[fractionDigits]
     return negative ? -v : v
   }
+
+  /// 10^0 to 10^15, exact doubles.
+  private static let powersOfTen: [Double] = (0...15).map { e in (0..<e).reduce(1.0) { p, _ in p * 10 } }
 
   /// 2^53 - 1: `seq` and touch ids must be whole numbers within it (protocol §2).
   private static let largestExactInteger = 9_007_199_254_740_991.0
