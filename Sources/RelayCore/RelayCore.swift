@@ -208,8 +208,9 @@ public final class RelayCore {
     counters.bytesIn += bytes.count
     if configuration.record, peer.role == .source { emit(.record(peer, .message(Array(bytes), rt: rt))) }
     peer.source?.engine.prefetch()
-    if peer.role == .source, let frame = decoder.compactFrame(bytes) {
-      return handleFrame(frame, from: peer, rt: rt)
+    if peer.role == .source, let (frame, touches) = decoder.compactFrame(bytes) {
+      let text = touches.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
+      return handleFrame(frame, canonicalTouches: text, from: peer, rt: rt)
     }
     switch decoder.decode(bytes) {
     case .failure(let e):
@@ -242,13 +243,16 @@ public final class RelayCore {
   /// A `frame` from a source, the message that comes 60 to 240 times a second: the same rules
   /// as `handleSource`, without a decoded `ClientMessage` in between (each copy and destroy of
   /// one, and of the `Result` around it, went through their types' generic value witnesses).
-  private func handleFrame(_ frame: Frame, from peer: Peer, rt: Double) {
+  /// `canonicalTouches`: its `touches` text, when the mirror may copy it (see `mirror`).
+  private func handleFrame(
+    _ frame: Frame, canonicalTouches: UnsafeRawBufferPointer?, from peer: Peer, rt: Double
+  ) {
     guard let state = peer.source, state.validator.saidHello else {
       return handleSource(.frame(frame), from: peer, rt: rt)
     }
     // A refused frame leaves the validator as it was.
     if let rejection = state.validator.accept(sample: frame) { return sendError(rejection, to: peer) }
-    take(frame, from: peer, state, rt: rt)
+    take(frame, canonicalTouches: canonicalTouches, from: peer, state, rt: rt)
   }
 
   private func handleSource(_ message: ClientMessage, from peer: Peer, rt: Double) {
@@ -298,7 +302,10 @@ public final class RelayCore {
 
   /// A frame that passed the validator: through the rate limit to the raw observers and the
   /// engine; `arming`: re-arm the source's timer after it (see `arm`).
-  private func take(_ frame: Frame, from peer: Peer, _ state: SourceState, rt: Double, arming: Bool = true) {
+  private func take(
+    _ frame: Frame, canonicalTouches: UnsafeRawBufferPointer? = nil, from peer: Peer, _ state: SourceState,
+    rt: Double, arming: Bool = true
+  ) {
     // A refused frame has advanced the validator's state, as any frame the source sent; the
     // engine treats fingers missing from the next frame as cancelled.
     guard admitsFrame(frame, from: peer, state, at: rt) else { return }
@@ -308,7 +315,7 @@ public final class RelayCore {
     state.clockOffset = rt - frame.t
     let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
     state.engine.prefetchBuffers()
-    mirror(frame, origin: origin, in: peer.session)
+    mirror(frame, origin: origin, in: peer.session, canonicalTouches: canonicalTouches)
     mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
     counters.framesIn += 1
     // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record

@@ -13,6 +13,12 @@
 struct CompactFrameReader {
   private var s: JSONScanner
   private let limits: Limits
+  /// Where the frame's `touches` array is, when its text is exactly what `JSONWriter` would
+  /// write for the values read (members in the writer's order, numbers in its form): the
+  /// mirror then copies it instead of writing it again.
+  private var canonicalTouches: Range<Int>?
+  /// Whether the number just read is written by `JSONWriter.number` with the same text.
+  private var numberIsCanonical = false
 
   /// The message, or nil if it is not a frame or frames in the compact shape.
   static func read(_ bytes: UnsafeRawBufferPointer, limits: Limits) -> ClientMessage? {
@@ -22,12 +28,13 @@ struct CompactFrameReader {
     return reader.message()
   }
 
-  /// The frame, if the message is a `frame` in the compact shape.
-  static func frame(_ bytes: UnsafeRawBufferPointer, limits: Limits) -> Frame? {
+  /// The frame, if the message is a `frame` in the compact shape, and where its `touches`
+  /// array is if that text is what the server would write for it (see `canonicalTouches`).
+  static func frame(_ bytes: UnsafeRawBufferPointer, limits: Limits) -> (frame: Frame, canonicalTouches: Range<Int>?)? {
     guard limits.maxDepth >= 5 else { return nil }
     var reader = CompactFrameReader(s: JSONScanner(bytes, maxDepth: limits.maxDepth), limits: limits)
     guard reader.s.consume(#"{"type":"frame",""#), let frame = reader.members(), reader.s.atEnd else { return nil }
-    return frame
+    return (frame, reader.canonicalTouches)
   }
 
   private mutating func message() -> ClientMessage? {
@@ -71,8 +78,11 @@ struct CompactFrameReader {
           guard t == nil, let v = number() else { return nil }
           t = v
         } else {
-          guard touches == nil, s.consume(#"touches":["#), let list = touchList() else { return nil }
+          guard touches == nil, s.consume(#"touches":["#) else { return nil }
+          let open = s.index - 1
+          guard let (list, canonical) = touchList() else { return nil }
           touches = list
+          canonicalTouches = canonical ? open..<s.index : nil
         }
       default:
         return nil
@@ -84,21 +94,31 @@ struct CompactFrameReader {
 
   /// The touches after the opening bracket, through the closing one: within the limit, ids
   /// distinct.
-  private mutating func touchList() -> [TouchPoint]? {
+  private mutating func touchList() -> ([TouchPoint], canonical: Bool)? {
     var list: [TouchPoint] = []
-    if s.consume("]") { return list }
+    if s.consume("]") { return (list, true) }
     list.reserveCapacity(4)
+    var canonical = true
     repeat {
-      guard list.count < limits.maxTouchesPerFrame, s.consume(#"{""#), let p = touch() else { return nil }
+      guard list.count < limits.maxTouchesPerFrame, s.consume(#"{""#), let (p, inOrder) = touch() else { return nil }
       for q in list where q.id == p.id { return nil }
       list.append(p)
+      canonical = canonical && inOrder
     } while s.consume(",")
     guard s.consume("]") else { return nil }
-    return list
+    return (list, canonical)
   }
 
-  /// One touch, from just after its first member name's opening quote.
-  private mutating func touch() -> TouchPoint? {
+  /// One touch, from just after its first member name's opening quote, and whether its text
+  /// is the writer's (`ServerMessage.write(_: [TouchPoint], _:)`: members in that order).
+  private mutating func touch() -> (TouchPoint, canonical: Bool)? {
+    var canonical = true
+    var lastRank = -1
+    /// The member of writer's rank `rank` was read, with a number unless `isNumber` is false.
+    func member(_ rank: Int, isNumber: Bool = true) {
+      canonical = canonical && rank > lastRank && (!isNumber || numberIsCanonical)
+      lastRank = rank
+    }
     var id: Int64?
     var phase: TouchPhase?
     var x: Double?
@@ -113,32 +133,39 @@ struct CompactFrameReader {
           Double(Int64(v)) == v
         else { return nil }
         id = Int64(v)
+        member(0)
       case UInt8(ascii: "p"):
         guard phase == nil, s.consume(#"phase":""#), let p = phaseWord() else { return nil }
         phase = p
+        member(1, isNumber: false)
       case UInt8(ascii: "x"):
         guard x == nil, s.consume(#"x":"#), let v = number() else { return nil }
         x = v
+        member(2)
       case UInt8(ascii: "y"):
         guard y == nil, s.consume(#"y":"#), let v = number() else { return nil }
         y = v
+        member(3)
       case UInt8(ascii: "r"):
         if s.consume(#"radiusX":"#) {
           guard radiusX == nil, let v = number() else { return nil }
           radiusX = v
+          member(5)
         } else {
           guard radiusY == nil, s.consume(#"radiusY":"#), let v = number() else { return nil }
           radiusY = v
+          member(6)
         }
       case UInt8(ascii: "f"):
         guard force == nil, s.consume(#"force":"#), let v = number() else { return nil }
         force = v
+        member(4)
       default:
         return nil
       }
     } while s.consume(#",""#)
     guard s.consume("}"), let id, let phase, let x, let y else { return nil }
-    return TouchPoint(id: id, phase: phase, x: x, y: y, force: force, radiusX: radiusX, radiusY: radiusY)
+    return (TouchPoint(id: id, phase: phase, x: x, y: y, force: force, radiusX: radiusX, radiusY: radiusY), canonical)
   }
 
   /// A phase after its opening quote, through the closing one.
@@ -190,11 +217,20 @@ struct CompactFrameReader {
       && base.load(fromByteOffset: i, as: UInt8.self) | 0x20 != UInt8(ascii: "e")
       && (integerDigits == 1 || base.load(fromByteOffset: first, as: UInt8.self) != UInt8(ascii: "0"))
     guard ordinary else {
+      numberIsCanonical = false
       s.index = start
       guard let c = s.peek(), c == UInt8(ascii: "-") || (c >= 0x30 && c <= 0x39) else { return nil }
       return try? s.readNumber()
     }
     s.index = i
+    // As `JSONWriter.number` writes it: a whole number as an integer (never "-0"); otherwise
+    // at most six decimals, no trailing zero, and small enough that rounding the double to
+    // millionths gives these digits back (below 1e9, as there the error is under a tenth).
+    numberIsCanonical =
+      fractionDigits == 0
+      ? !(negative && mantissa == 0)
+      : fractionDigits <= 6 && integerDigits <= 9
+        && base.load(fromByteOffset: i - 1, as: UInt8.self) != UInt8(ascii: "0")
     let v = Double(mantissa) / Self.powersOfTen[fractionDigits]
     return negative ? -v : v
   }

@@ -27,8 +27,10 @@ public struct MessageDecoder: Sendable {
 
   /// The message as a frame, if it is a `frame` in the compact shape every client writes
   /// (`CompactFrameReader`); nil means only that `decode` must read it. The server's hot path:
-  /// no `Result` or `ClientMessage` to build and destroy around the frame.
-  public func compactFrame(_ bytes: UnsafeRawBufferPointer) -> Frame? {
+  /// no `Result` or `ClientMessage` to build and destroy around the frame. `canonicalTouches`
+  /// is where the `touches` array is in `bytes` when that text is exactly what the server
+  /// writes for those touches, so the mirror can copy it (`ServerMessage.touchesJSON`).
+  public func compactFrame(_ bytes: UnsafeRawBufferPointer) -> (frame: Frame, canonicalTouches: Range<Int>?)? {
     CompactFrameReader.frame(bytes, limits: limits)
   }
 

@@ -186,14 +186,19 @@ public enum ServerMessage {
 
   /// `touches` as its writer, for a caller that takes the buffer over (`takeBuffer`) rather
   /// than copy it into an array: the server, once per frame.
-  public static func touchesJSON(_ frame: Frame, origin: Origin, headroom: Int = 0) -> JSONWriter {
-    var w = JSONWriter(headroom: headroom, capacity: 96 + 64 * frame.touches.count)
+  /// `canonicalTouches`: the frame's `touches` array as the source sent it, when that text is
+  /// what `write(_: [TouchPoint], _:)` would write (`MessageDecoder.compactFrame` says so):
+  /// copied instead of written again.
+  public static func touchesJSON(
+    _ frame: Frame, origin: Origin, headroom: Int = 0, canonicalTouches: UnsafeRawBufferPointer? = nil
+  ) -> JSONWriter {
+    var w = JSONWriter(headroom: headroom, capacity: 96 + (canonicalTouches?.count ?? 64 * frame.touches.count))
     w.beginObject()
     w.key("type")
     w.string(literal: "touches")
     write(origin, &w)
     w.key("touches")
-    write(frame.touches, &w)
+    if let canonicalTouches { w.json(canonicalTouches) } else { write(frame.touches, &w) }
     w.endObject()
     return w
   }

@@ -1,3 +1,4 @@
+import ConformanceSupport
 import Foundation
 import Testing
 
@@ -39,7 +40,7 @@ import Testing
     #expect(Result.success(fast) == full(text))
     // The server's entry point for frames takes the same frames and nothing else.
     var copy = text
-    let frame = copy.withUTF8 { decoder.compactFrame(UnsafeRawBufferPointer($0)) }
+    let frame = copy.withUTF8 { decoder.compactFrame(UnsafeRawBufferPointer($0))?.frame }
     if case .frame(let f) = fast { #expect(frame == f) } else { #expect(frame == nil) }
   }
 
@@ -129,12 +130,82 @@ import Testing
         if answer != reference {
           Issue.record("differs on \(String(decoding: v, as: UTF8.self)): \(answer) vs \(reference)")
         }
-        if let frame = v.withUnsafeBytes({ decoder.compactFrame($0) }), reference != .success(.frame(frame)) {
+        if let frame = v.withUnsafeBytes({ decoder.compactFrame($0)?.frame }), reference != .success(.frame(frame)) {
           Issue.record("compactFrame differs on \(String(decoding: v, as: UTF8.self)): \(frame) vs \(reference)")
         }
         compared += 1
       }
     }
     #expect(compared > 10_000)
+  }
+
+  // MARK: - The touches text the mirror copies
+
+  /// The `touches` text of `message` if `compactFrame` calls it canonical, and the frame.
+  func canonicalTouches(_ message: String) -> (Frame, String?)? {
+    var copy = message
+    return copy.withUTF8 { buffer in
+      let bytes = UnsafeRawBufferPointer(buffer)
+      guard let (frame, range) = decoder.compactFrame(bytes) else { return nil }
+      return (frame, range.map { String(decoding: bytes[$0], as: UTF8.self) })
+    }
+  }
+
+  func written(_ touches: [TouchPoint]) -> String {
+    var w = JSONWriter()
+    ServerMessage.write(touches, &w)
+    return String(decoding: w.bytes, as: UTF8.self)
+  }
+
+  /// A number in one of the spellings clients use, canonical or not.
+  func spelling(_ rng: inout SeededLCG) -> String {
+    let whole = rng.below(2) == 0 ? rng.below(1000) : rng.below(2_000_000_000)
+    let sign = rng.below(4) == 0 ? "-" : ""
+    switch rng.below(9) {
+    case 0: return sign + String(whole)
+    case 1: return sign + "0"
+    case 2: return sign + "\(whole).\(rng.below(10))"
+    case 3: return sign + "\(whole).\(String(rng.below(1_000_000) + 1_000_000).dropFirst())"
+    case 4: return sign + "\(whole).\(rng.below(100))0"
+    case 5: return sign + "\(whole).\(rng.below(10_000_000))"
+    case 6: return sign + "\(whole)e\(rng.below(3))"
+    case 7: return sign + "0.\(String(rng.below(1000) + 1000).dropFirst())"
+    default: return sign + "\(rng.below(100_000_000_000_000)).\(rng.below(100))"
+    }
+  }
+
+  /// Whatever the spelling, the text called canonical is byte for byte what the server writes
+  /// for the touches read from it; the server's own writing of touch values is called canonical.
+  @Test func theTouchesTextCalledCanonicalIsTheWritersOwn() throws {
+    var rng = SeededLCG(state: 23)
+    let phases = ["began", "moved", "stationary", "ended", "cancelled"]
+    var copied = 0
+    for n in 0..<20_000 {
+      var touches: [String] = []
+      for k in 0..<(1 + rng.below(3)) {
+        var members = [
+          #""id":\#(k + 1)"#, #""phase":"\#(phases[rng.below(5)])""#, #""x":\#(spelling(&rng))"#,
+          #""y":\#(spelling(&rng))"#,
+        ]
+        if rng.below(3) == 0 { members.append(#""force":\#(spelling(&rng))"#) }
+        if rng.below(2) == 0 { members += [#""radiusX":\#(spelling(&rng))"#, #""radiusY":\#(spelling(&rng))"#] }
+        if rng.below(8) == 0 { members.swapAt(0, rng.below(members.count)) }
+        touches.append("{" + members.joined(separator: ",") + "}")
+      }
+      let message = #"{"type":"frame","seq":\#(n),"t":1,"touches":[\#(touches.joined(separator: ","))]}"#
+      guard let (frame, text) = canonicalTouches(message) else { continue }
+      let ours = written(frame.touches)
+      if let text {
+        #expect(text == ours, "\(message)")
+        copied += 1
+      }
+      // Screen coordinates, forces and radii are far below 1e9, where the reader calls every
+      // number the writer writes canonical (above it, fractions are left to the writer).
+      let values: [Double] = frame.touches.flatMap { p in [p.x, p.y, p.force ?? 0, p.radiusX ?? 0, p.radiusY ?? 0] }
+      guard values.allSatisfy({ $0.magnitude < 1e9 }) else { continue }
+      let again = #"{"type":"frame","seq":1,"t":1,"touches":\#(ours)}"#
+      #expect(canonicalTouches(again)?.1 == ours, "the writer's own text not taken: \(ours)")
+    }
+    #expect(copied > 500)
   }
 }

@@ -16,14 +16,17 @@ extension RelayCore {
     if let scene = out.scene { broadcastScene(scene, source: origin.source, origin: origin, in: peer.session) }
   }
 
-  func mirror(_ frame: Frame, origin: Origin, in session: Session) {
+  /// `canonicalTouches`: the frame's `touches` as the source wrote them, when that text is the
+  /// server's own for them (`MessageDecoder.compactFrame`): copied, not written again.
+  func mirror(_ frame: Frame, origin: Origin, in session: Session, canonicalTouches: UnsafeRawBufferPointer? = nil) {
     var message: OutgoingMessage?
     for obs in session.observers
     where obs.filter.raw && obs.filter.format == .json && obs.filter.wants(source: origin.source) {
       let m =
         message
         ?? OutgoingMessage(
-          ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom), headroom: headroom,
+          ServerMessage.touchesJSON(
+            frame, origin: origin, headroom: headroom, canonicalTouches: canonicalTouches), headroom: headroom,
           supersedable: true, origin: origin)
       message = m
       enqueue(m, to: obs)
@@ -32,7 +35,8 @@ extension RelayCore {
       let m =
         message
         ?? OutgoingMessage(
-          ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom), headroom: headroom,
+          ServerMessage.touchesJSON(
+            frame, origin: origin, headroom: headroom, canonicalTouches: canonicalTouches), headroom: headroom,
           supersedable: true, origin: origin)
       publish(.touches, in: session, source: origin.source, origin: origin, supersedable: true, payload: m)
     }

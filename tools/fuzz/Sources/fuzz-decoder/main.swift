@@ -60,7 +60,15 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   case .failure(let error): check(!error.message.isEmpty, "error \(error.code) without a message")
   }
   check(decoder.decodeInFull(bytes) == result, "the compact frame reader and the full decoder differ")
-  if let frame = decoder.compactFrame(bytes) { check(result == .success(.frame(frame)), "compactFrame differs") }
+  if let (frame, touches) = decoder.compactFrame(bytes) {
+    check(result == .success(.frame(frame)), "compactFrame differs")
+    // The touches text the mirror would copy is the server's own writing of those touches.
+    if let touches {
+      var w = JSONWriter()
+      ServerMessage.write(frame.touches, &w)
+      check(w.bytes.elementsEqual(bytes[touches]), "canonical touches text differs from the writer's")
+    }
+  }
   // The same bytes through the array entry point give the same answer.
   check(decoder.decode(Array(bytes)) == result, "decode([UInt8]) differs")
   return 0
