@@ -24,6 +24,13 @@ public struct UTF8Validator: Sendable {
           i += 8
         }
         guard i < n else { return true }
+        // The last few bytes as one test too, in the 8 that end the chunk (any before them
+        // were read already; if all 8 are ASCII, so is the tail).
+        if n - i < 8, n >= 8,
+          base.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+        {
+          return true
+        }
         let b = base.load(fromByteOffset: i, as: UInt8.self)
         i += 1
         if b < 0x80 { continue }
