@@ -234,7 +234,9 @@ func coreWakeFired(_ owner: UnsafeMutableRawPointer?) {
 
 func loopWillWait(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
-  Unmanaged<LWSDriver>.fromOpaque(owner).takeUnretainedValue().tickIfDue()
+  // Borrowed, as in relayCallback: the loop runs this once or twice per frame, and the driver
+  // outlives its loop.
+  Unmanaged<LWSDriver>.fromOpaque(owner)._withUnsafeGuaranteedRef { $0.tickIfDue() }
 }
 
 func heartbeatFired(_ owner: UnsafeMutableRawPointer?) {
