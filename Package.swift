@@ -81,10 +81,12 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
-      ],
-      // The pad, watch and landing pages: static files read once at start-up.
-      resources: [.copy("Web")]
+        "RelayWebFiles",
+      ]
     ),
+    // The pad, watch and landing pages: static files, read on first use. A C target, so that no
+    // Foundation `Bundle` accessor is generated (see its header).
+    .target(name: "RelayWebFiles", resources: [.copy("Web")]),
     // A recording (`--record`) drawn as SVG: trails on the surface, gestures on a timeline.
     // Escaping text for HTML and XML, shared by the pages, the drawing and touch-load's report.
     .target(name: "Markup"),

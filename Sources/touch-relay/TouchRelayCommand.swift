@@ -1,10 +1,18 @@
 import ArgumentParser
 import Dispatch
-import Foundation
 import Logging
 import RecordingDrawing
 import RelayServer
 import TouchProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `touch-relay`: the server's command line. Every flag also reads an environment variable
 /// (TOUCH_RELAY_<FLAG>), as twelve-factor services expect; a flag given wins.
@@ -144,8 +152,7 @@ struct TouchRelayCommand: ParsableCommand {
       throw ValidationError("cannot read '\(path)'")
     }
     if let dir = c.recordDirectory {
-      var isDir: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue,
+      guard (try? FileManager.default.attributesOfItem(atPath: dir))?[.type] as? FileAttributeType == .typeDirectory,
         FileManager.default.isWritableFile(atPath: dir)
       else { throw ValidationError("record directory '\(dir)' does not exist or is not writable") }
     }
@@ -188,7 +195,7 @@ struct TouchRelayCommand: ParsableCommand {
     do {
       listeningPort = try server.start()
     } catch {
-      FileHandle.standardError.write(Data("touch-relay: error: \(error)\n".utf8))
+      writeAll("touch-relay: error: \(error)\n", to: STDERR_FILENO)
       throw ExitCode(1)
     }
     if !server.listensOnLoopbackOnly && config.sourceToken == nil && config.observerToken == nil
@@ -206,7 +213,7 @@ struct TouchRelayCommand: ParsableCommand {
     for (interface, host) in server.networkHosts {
       lines += "  open on other devices: \(scheme)://\(host):\(listeningPort)/ (\(interface))\n"
     }
-    FileHandle.standardOutput.write(Data(lines.utf8))
+    writeAll(lines, to: STDOUT_FILENO)
     server.wait()
     withExtendedLifetime((sources, hangup)) {}
   }
@@ -216,14 +223,20 @@ extension TouchRelayCommand {
   func runReplay(_ file: String) throws {
     let text: String
     do {
-      text = try String(contentsOfFile: file, encoding: .utf8)
-    } catch {
-      throw ValidationError("cannot read '\(file)': \(error.localizedDescription)")
+      let bytes = try FileContents.bytes(atPath: file)
+      text = String(decoding: bytes, as: UTF8.self)
+      guard text.utf8.elementsEqual(bytes) else { throw ValidationError("cannot read '\(file)': it is not UTF-8 text") }
+    } catch let e as FileContents.Failure {
+      throw ValidationError("cannot read '\(file)': \(e)")
     }
     do {
       if let svg {
         let drawing = try RecordingDrawing.svg(recording: text, replayed: try RecordingReplay.replay(text, raw: true))
-        try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))
+        do {
+          try FileContents.store(Array(drawing.utf8), atPath: svg)
+        } catch {
+          throw ValidationError("cannot write '\(svg)': \(error)")
+        }
         return
       }
       for line in try RecordingReplay.replay(text, raw: !replayWithoutRaw) {
@@ -241,4 +254,16 @@ extension TouchRelayCommand {
 private func help(_ flag: String) -> ArgumentHelp {
   guard let option = RelayOption.named(flag) else { preconditionFailure("no option \(flag) in RelayOption.all") }
   return ArgumentHelp(option.fullHelp, valueName: option.valueName)
+}
+
+/// All of `text` on `fd`, at once and unbuffered (a pipe reading the start-up line must not wait
+/// for a buffer to fill).
+private func writeAll(_ text: String, to fd: Int32) {
+  var bytes = Array(text.utf8)[...]
+  while !bytes.isEmpty {
+    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    if n < 0 && errno == EINTR { continue }
+    guard n > 0 else { return }
+    bytes = bytes.dropFirst(n)
+  }
 }
