@@ -94,11 +94,25 @@ let package = Package(
     .executableTarget(
       name: "touch-relay",
       dependencies: [
-        "RelayServer", "TouchProtocol", "GestureEngine", "RecordingDrawing",
+        "RelayServer", "TouchProtocol", "GestureEngine", "RecordingDrawing", "StaticLinkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+      ],
+      // The Swift runtime and FoundationEssentials linked in: an idle server then maps the pages
+      // it uses rather than whole shared libraries (ARCHITECTURE.md, "Memory per process").
+      // The modules are compiled against the shared FoundationEssentials, which does not name
+      // the two libraries its static archive needs. GNU ld packs the executable's relative
+      // relocations (tens of thousands, all read at every start) into a few kB (RELR, which
+      // glibc reads since 2.36).
+      linkerSettings: [
+        .unsafeFlags([
+          "-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+          "-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+        ])
       ]
     ),
+    // What linking the Swift runtime statically into touch-relay needs from C (see mktemp.c).
+    .target(name: "StaticLinkSupport"),
     // An independent WebSocket client (SwiftNIO) speaking protocol v1: used by the test
     // harness and by touch-load, never by the server.
     .target(
