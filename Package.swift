@@ -103,11 +103,14 @@ let package = Package(
       // The modules are compiled against the shared FoundationEssentials, which does not name
       // the two libraries its static archive needs. GNU ld packs the executable's relative
       // relocations (tens of thousands, all read at every start) into a few kB (RELR, which
-      // glibc reads since 2.36).
+      // glibc reads since 2.36). Swift's static link exports every symbol (`-export-dynamic`),
+      // a table the loader searches for every shared library's symbols; nothing looks the
+      // server's own symbols up at run time (backtraces read the file's symbol table).
       linkerSettings: [
         .unsafeFlags([
           "-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
           "-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+          "-Xlinker", "--no-export-dynamic",
         ])
       ]
     ),
