@@ -5,7 +5,7 @@ import Testing
 @Suite struct ServerFootprintTests {
   /// The server links FoundationEssentials, never Foundation: Foundation's start-up (CoreFoundation,
   /// bundles, ICU) alone costs an idle server megabytes. A call that resolves to one of
-  /// Foundation's String methods (swift-crypto 3 makes them visible) is enough to link it all.
+  /// Foundation's String methods (visible wherever a dependency imports Foundation) links it all.
   @Test func theServerLinksNoFoundation() throws {
     let nm = Process()
     nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
