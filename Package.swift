@@ -101,16 +101,22 @@ let package = Package(
       // The Swift runtime and FoundationEssentials linked in: an idle server then maps the pages
       // it uses rather than whole shared libraries (ARCHITECTURE.md, "Memory per process").
       // The modules are compiled against the shared FoundationEssentials, which does not name
-      // the two libraries its static archive needs. GNU ld packs the executable's relative
+      // the two libraries its static archive needs. The linker packs the executable's relative
       // relocations (tens of thousands, all read at every start) into a few kB (RELR, which
       // glibc reads since 2.36). Swift's static link exports every symbol (`-export-dynamic`),
       // a table the loader searches for every shared library's symbols; nothing looks the
       // server's own symbols up at run time (backtraces read the file's symbol table).
+      // lld (the toolchain's) lays the functions an idle server runs out together, from
+      // tools/link/touch-relay.order (written by tools/link/startup_order.py): the kernel maps
+      // 64 kB or more of text around every page touched, so scattered start-up code kept half of
+      // the 13 MB of .text resident. Names no longer in the code are skipped silently.
       linkerSettings: [
         .unsafeFlags([
           "-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
-          "-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+          "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
           "-Xlinker", "--no-export-dynamic",
+          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/tools/link/touch-relay.order",
+          "-Xlinker", "--no-warn-symbol-ordering",
         ])
       ]
     ),
