@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Logging
 import RecordingDrawing
 import RelayServer
@@ -161,10 +160,10 @@ struct TouchRelayCommand: ParsableCommand {
 
   func run() throws {
     if let file = replay { return try runReplay(file) }
-    // Blocked before any thread starts, so every thread inherits the mask: the dispatch
-    // sources below read these signals from a signalfd, which sees a signal only while no
-    // thread would take it. A thread started before them (the service thread, a dispatch
-    // worker) took SIGTERM with the disposition SIG_IGN and dropped it: the stop never came.
+    // Blocked before any thread starts, so every thread inherits the mask: the signal thread
+    // below takes them with sigwait, which sees a signal only while no thread would take it. A
+    // thread started before them (the service thread) took SIGTERM with the disposition
+    // SIG_IGN and dropped it: the stop never came.
     var stopSignals = sigset_t()
     sigemptyset(&stopSignals)
     for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, sig) }
@@ -177,20 +176,22 @@ struct TouchRelayCommand: ParsableCommand {
     }
 
     let server = RelayServer(configuration: config, logger: Logger(label: "touch-relay"))
-    // Signals are turned into a stop request on a dispatch queue; the service thread
-    // learns of it through lws_cancel_service.
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let sources = [SIGINT, SIGTERM].map { sig in
-      let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-      s.setEventHandler { server.requestStop() }
-      s.resume()
-      return s
+    // Signals are turned into a stop or reload request on a thread of their own; the service
+    // thread learns of it through lws_cancel_service. A plain thread in sigwait rather than
+    // dispatch signal sources, which start libdispatch's manager thread and its event loop in
+    // every server (PERFORMANCE.md, "Memory per process"). Ignored as well, in case a thread
+    // ever unblocks them.
+    for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, SIG_IGN) }
+    ServiceThread.start(name: "signals") {
+      var waitFor = sigset_t()
+      sigemptyset(&waitFor)
+      for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&waitFor, sig) }
+      while true {
+        var sig: Int32 = 0
+        guard sigwait(&waitFor, &sig) == 0 else { continue }
+        if sig == SIGHUP { server.requestReload() } else { server.requestStop() }
+      }
     }
-    signal(SIGHUP, SIG_IGN)
-    let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-    hangup.setEventHandler { server.requestReload() }
-    hangup.resume()
     let listeningPort: Int
     do {
       listeningPort = try server.start()
@@ -215,7 +216,6 @@ struct TouchRelayCommand: ParsableCommand {
     }
     writeAll(lines, to: STDOUT_FILENO)
     server.wait()
-    withExtendedLifetime((sources, hangup)) {}
   }
 }
 

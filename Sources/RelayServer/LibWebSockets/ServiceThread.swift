@@ -4,10 +4,10 @@ import CLibWebSockets
   import Glibc
 #endif
 
-/// The thread that runs libwebsockets' loop: a detached POSIX thread with a name (for `top -H`
-/// and debuggers). A plain pthread, so that the server needs no Foundation `Thread` (ARCHITECTURE.md,
-/// "Memory per process").
-enum ServiceThread {
+/// The thread that runs libwebsockets' loop, and touch-relay's signal thread: a detached POSIX
+/// thread with a name (for `top -H` and debuggers). A plain pthread, so that the server needs no
+/// Foundation `Thread` and no dispatch queue (ARCHITECTURE.md, "Memory per process").
+public enum ServiceThread {
   private final class Body {
     let name: String
     let run: @Sendable () -> Void
@@ -18,7 +18,7 @@ enum ServiceThread {
   }
 
   /// Starts `run` on a new thread named `name` (Linux keeps its first 15 bytes).
-  static func start(name: String, _ run: @escaping @Sendable () -> Void) {
+  public static func start(name: String, _ run: @escaping @Sendable () -> Void) {
     let body = Unmanaged.passRetained(Body(name: name, run: run)).toOpaque()
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
