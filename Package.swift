@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Each function in a section of its own, so that lld can lay out what an idle server runs
+// together (tools/link/touch-relay.order; see the touch-relay target). Only on the server's own
+// modules that no library product contains: SwiftPM refuses unsafe flags in a package another
+// package depends on for the products it uses.
+let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"])]
+
 let package = Package(
   name: "TouchRelay",
   platforms: [.macOS(.v14)],
@@ -69,7 +75,8 @@ let package = Package(
       dependencies: [
         "CPrefetch", "TouchProtocol", "GestureEngine", "SignedTokens", "OSC", "TUIO",
         .product(name: "Logging", package: "swift-log"),
-      ]
+      ],
+      swiftSettings: functionSections
     ),
     // The server: the libwebsockets driver of the core, HTTP and pages, operations (metrics,
     // recording).
@@ -82,7 +89,8 @@ let package = Package(
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         "RelayWebFiles",
-      ]
+      ],
+      swiftSettings: functionSections
     ),
     // The pad, watch and landing pages: static files, read on first use. A C target, so that no
     // Foundation `Bundle` accessor is generated (see its header).
@@ -90,7 +98,7 @@ let package = Package(
     // A recording (`--record`) drawn as SVG: trails on the surface, gestures on a timeline.
     // Escaping text for HTML and XML, shared by the pages, the drawing and touch-load's report.
     .target(name: "Markup"),
-    .target(name: "RecordingDrawing", dependencies: ["TouchProtocol", "Markup"]),
+    .target(name: "RecordingDrawing", dependencies: ["TouchProtocol", "Markup"], swiftSettings: functionSections),
     .executableTarget(
       name: "touch-relay",
       dependencies: [
@@ -98,6 +106,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
+      swiftSettings: functionSections,
       // The Swift runtime and FoundationEssentials linked in: an idle server then maps the pages
       // it uses rather than whole shared libraries (ARCHITECTURE.md, "Memory per process").
       // The modules are compiled against the shared FoundationEssentials, which does not name
