@@ -14,7 +14,8 @@ OBSERVERS idle observers connect (tools/bench/idle_ws.py, as rss_breakdown.py --
 and stay SETTLE seconds, callgrind dumps again and the server is stopped. The functions of the
 executable that ran are written, one mangled name a line: those of start-up and idle first, then
 those the first connections added, each group sorted (within a group the order does not matter:
-all of it is touched). Without the second group the code a first connection runs stays
+all of it is touched); names the executable defines more than once are left out (see
+unique_names). Without the second group the code a first connection runs stays
 scattered, and the pages it faults in are charged to the first observers. Names the code no
 longer has are ignored by the linker (--no-warn-symbol-ordering), and a function missing from
 a stale list only costs memory, so the list is regenerated when start-up or connection code
@@ -69,6 +70,19 @@ def executed_functions(callgrind_out, object_name):
     return sorted(n for n in names if not n.startswith("0x") and " " not in n)
 
 
+def unique_names(binary):
+    """The names the executable defines once. A local helper that many files define alike
+    (merged `...Tm` thunks, value witnesses) is ordered by lld in every file that has it, so
+    listing the one copy that ran would move dozens of cold sections, some of hundreds of kB,
+    into the start-up region."""
+    out = subprocess.run(["nm", "--defined-only", binary], check=True, capture_output=True, text=True).stdout
+    count = {}
+    for line in out.splitlines():
+        name = line.split()[-1]
+        count[name] = count.get(name, 0) + 1
+    return {name for name, n in count.items() if n == 1}
+
+
 def dump(pid, path, number):
     """Has callgrind write its counts since the last dump to PATH.NUMBER; returns that name."""
     subprocess.run(["callgrind_control", "--dump", str(pid)], check=True, stdout=subprocess.DEVNULL,
@@ -119,9 +133,10 @@ def main():
         finally:
             proc.terminate()
             proc.wait(timeout=60)
-        first = executed_functions(idle, "touch-relay")
+        unique = unique_names(a.binary)
+        first = [n for n in executed_functions(idle, "touch-relay") if n in unique]
         seen = set(first)
-        then = [n for n in executed_functions(connected, "touch-relay") if n not in seen]
+        then = [n for n in executed_functions(connected, "touch-relay") if n in unique and n not in seen]
     if len(first) < 500:
         sys.exit(f"only {len(first)} functions ran: not writing {a.out}")
     with open(a.out, "w") as f:
