@@ -12,18 +12,20 @@ DWARF 5) starts under `valgrind --tool=callgrind` with the flags rss_breakdown.p
 listens, and SETTLE seconds later (the idle timers have run), callgrind dumps its counts. Then
 OBSERVERS idle observers connect (tools/bench/idle_ws.py, as rss_breakdown.py --observers does)
 and stay SETTLE seconds, callgrind dumps again and the server is stopped. The functions of the
-executable that ran are written, one mangled name a line: those of start-up and idle first, then
-those the first connections added, each group sorted (within a group the order does not matter:
-all of it is touched); names the executable defines more than once are left out (see
-unique_names). Without the second group the code a first connection runs stays
-scattered, and the pages it faults in are charged to the first observers. Names the code no
-longer has are ignored by the linker (--no-warn-symbol-ordering), and a function missing from
-a stale list only costs memory, so the list is regenerated when start-up or connection code
-changes much, or with a new Swift toolchain:
+executable that ran in either are written, one mangled name a line, sorted (the order among them
+does not matter: all of them are touched); names the executable defines more than once are left
+out (see unique_names). The connections' functions are listed too: left out, the code a first
+connection runs stays scattered and the pages it faults in are charged to the first observers;
+listed with start-up's, they cost no more at idle.
+
+Names the code no longer has are ignored by the linker (--no-warn-symbol-ordering), and a
+function missing from a stale list only costs memory, so the list is regenerated when start-up or
+connection code changes much, or with a new Swift toolchain. SwiftPM does not relink when only
+the list changes, hence the `rm`:
 
     swift build -c release --product touch-relay
     tools/link/startup_order.py .build/release/touch-relay
-    swift build -c release --product touch-relay   # links with the new list
+    rm .build/release/touch-relay && swift build -c release --product touch-relay
 
 Needs valgrind (Debian: valgrind); the build itself needs only the list.
 """
@@ -41,7 +43,8 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ORDER = os.path.join(HERE, "touch-relay.order")
-HEADER = ("# Functions an idle touch-relay runs, for lld --symbol-ordering-file (lines starting "
+HEADER = ("# Functions touch-relay runs at start-up, idle and for its first observers, for lld "
+          "--symbol-ordering-file (lines starting "
           "with # are not symbols).\n# Written by tools/link/startup_order.py; regenerate, do "
           "not edit.\n")
 
@@ -134,18 +137,14 @@ def main():
             proc.terminate()
             proc.wait(timeout=60)
         unique = unique_names(a.binary)
-        first = [n for n in executed_functions(idle, "touch-relay") if n in unique]
-        seen = set(first)
-        then = [n for n in executed_functions(connected, "touch-relay") if n in unique and n not in seen]
-    if len(first) < 500:
-        sys.exit(f"only {len(first)} functions ran: not writing {a.out}")
+        idle_names = executed_functions(idle, "touch-relay")
+        names = sorted({n for n in idle_names + executed_functions(connected, "touch-relay") if n in unique})
+    if len(idle_names) < 500:
+        sys.exit(f"only {len(idle_names)} functions ran at start-up: not writing {a.out}")
     with open(a.out, "w") as f:
         f.write(HEADER)
-        f.write("".join(n + "\n" for n in first))
-        f.write("# what the first observers' connections add\n")
-        f.write("".join(n + "\n" for n in then))
-    print(f"{len(first)} functions at start-up and idle, {len(then)} more for the first observers -> "
-          f"{os.path.relpath(a.out)}")
+        f.write("".join(n + "\n" for n in names))
+    print(f"{len(names)} functions -> {os.path.relpath(a.out)}")
 
 
 if __name__ == "__main__":
