@@ -1,11 +1,18 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Each function in a section of its own, so that lld can lay out what an idle server runs
+// together (tools/link/touch-relay.order; see the touch-relay target). Only on the server's own
+// modules that no library product contains: SwiftPM refuses unsafe flags in a package another
+// package depends on for the products it uses.
+let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"])]
+
 // Release builds of the relay's core and driver check exclusive access statically only, as
 // the standard library is built: their state lives in classes (the core, peers, sessions, the
 // driver), every change of it was checked at run time through a thread-local access set, and
 // those checks cost about 9 % of a fan-out's instructions (ARCHITECTURE.md, "Exclusivity
 // checked at compile time in release"). Debug builds, which the tests run, keep the checks.
+// Also only on modules no library product contains.
 let staticExclusivityInRelease: [SwiftSetting] = [
   .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
 ]
@@ -30,7 +37,7 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-    .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
   ],
   targets: [
@@ -79,7 +86,7 @@ let package = Package(
         "CPrefetch", "TouchProtocol", "GestureEngine", "SignedTokens", "OSC", "TUIO",
         .product(name: "Logging", package: "swift-log"),
       ],
-      swiftSettings: staticExclusivityInRelease
+      swiftSettings: functionSections + staticExclusivityInRelease
     ),
     // The server: the libwebsockets driver of the core, HTTP and pages, operations (metrics,
     // recording).
@@ -91,23 +98,49 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+        "RelayWebFiles",
       ],
-      // The pad, watch and landing pages: static files read once at start-up.
-      resources: [.copy("Web")],
-      swiftSettings: staticExclusivityInRelease
+      swiftSettings: functionSections + staticExclusivityInRelease
     ),
+    // The pad, watch and landing pages: static files, read on first use. A C target, so that no
+    // Foundation `Bundle` accessor is generated (see its header).
+    .target(name: "RelayWebFiles", resources: [.copy("Web")]),
     // A recording (`--record`) drawn as SVG: trails on the surface, gestures on a timeline.
     // Escaping text for HTML and XML, shared by the pages, the drawing and touch-load's report.
     .target(name: "Markup"),
-    .target(name: "RecordingDrawing", dependencies: ["TouchProtocol", "Markup"]),
+    .target(name: "RecordingDrawing", dependencies: ["TouchProtocol", "Markup"], swiftSettings: functionSections),
     .executableTarget(
       name: "touch-relay",
       dependencies: [
-        "RelayServer", "TouchProtocol", "GestureEngine", "RecordingDrawing",
+        "RelayServer", "TouchProtocol", "GestureEngine", "RecordingDrawing", "StaticLinkSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: functionSections,
+      // The Swift runtime and FoundationEssentials linked in: an idle server then maps the pages
+      // it uses rather than whole shared libraries (ARCHITECTURE.md, "Memory per process").
+      // The modules are compiled against the shared FoundationEssentials, which does not name
+      // the two libraries its static archive needs. The linker packs the executable's relative
+      // relocations (tens of thousands, all read at every start) into a few kB (RELR, which
+      // glibc reads since 2.36). Swift's static link exports every symbol (`-export-dynamic`),
+      // a table the loader searches for every shared library's symbols; nothing looks the
+      // server's own symbols up at run time (backtraces read the file's symbol table).
+      // lld (the toolchain's) lays the functions an idle server runs out together, from
+      // tools/link/touch-relay.order (written by tools/link/startup_order.py): the kernel maps
+      // 64 kB or more of text around every page touched, so scattered start-up code kept half of
+      // the 13 MB of .text resident. Names no longer in the code are skipped silently.
+      linkerSettings: [
+        .unsafeFlags([
+          "-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+          "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+          "-Xlinker", "--no-export-dynamic",
+          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/tools/link/touch-relay.order",
+          "-Xlinker", "--no-warn-symbol-ordering",
+        ])
       ]
     ),
+    // What linking the Swift runtime statically into touch-relay needs from C (see mktemp.c).
+    .target(name: "StaticLinkSupport"),
     // An independent WebSocket client (SwiftNIO) speaking protocol v1: used by the test
     // harness and by touch-load, never by the server.
     .target(

@@ -4,6 +4,7 @@
 #include <libwebsockets.h>
 #include <ev.h>
 #include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,6 +13,10 @@
 static inline int tr_accept4(int fd, int flags) {
   return (int)syscall(SYS_accept4, fd, (void *)0, (void *)0, flags);
 }
+
+/* Names the calling thread (at most 15 bytes are kept); prctl(2) is variadic, which Swift
+ * cannot call, and pthread_setname_np needs _GNU_SOURCE. */
+static inline void tr_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 /* LWS_PRE is a macro expression Swift cannot import. */
 static inline size_t tr_lws_pre(void) { return LWS_PRE; }

@@ -1,4 +1,4 @@
-import Foundation
+import TouchProtocol
 
 /// One gesture the engine recognized, from its first event to its last (one instant for a
 /// tap or a swipe), with what a reader wants to know of it in a few characters.
@@ -14,15 +14,14 @@ struct GestureSpan {
   var label: String
 
   /// Builds the spans from the observer messages of a replay, in order of their start.
-  static func spans(_ messages: [[String: Any]]) -> [GestureSpan] {
+  static func spans(_ messages: [JSONValue]) -> [GestureSpan] {
     var byID: [Int: GestureSpan] = [:]
     var order: [Int] = []
-    for m in messages where m["type"] as? String == "gesture" {
-      guard let id = (m["id"] as? NSNumber)?.intValue, let gesture = m["gesture"] as? String,
-        let t = (m["t"] as? NSNumber)?.doubleValue
+    for m in messages where m["type"]?.stringValue == "gesture" {
+      guard let id = m["id"]?.intValue, let gesture = m["gesture"]?.stringValue, let t = m["t"]?.doubleValue
       else { continue }
-      let state = m["state"] as? String ?? ""
-      let touches = (m["touches"] as? NSNumber)?.intValue ?? 1
+      let state = m["state"]?.stringValue ?? ""
+      let touches = m["touches"]?.intValue ?? 1
       if var span = byID[id] {
         span.end = t
         span.state = state
@@ -39,27 +38,25 @@ struct GestureSpan {
     return order.compactMap { byID[$0] }
   }
 
-  private static func label(_ gesture: String, _ m: [String: Any], start: Double) -> String? {
-    func number(_ key: String) -> Double? { (m[key] as? NSNumber)?.doubleValue }
+  private static func label(_ gesture: String, _ m: JSONValue, start: Double) -> String? {
+    func number(_ key: String) -> Double? { m[key]?.doubleValue }
     switch gesture {
     case "tap":
       guard let taps = number("taps") else { return nil }
       return taps > 1 ? "\(Int(taps))×" : "1×"
     case "pinch":
-      return number("scale").map { String(format: "×%.2f", $0) }
+      return number("scale").map { "×" + SVGText.fixed($0, digits: 2) }
     case "rotation":
-      return number("rotation").map { String(format: "%.0f°", $0 * 180 / .pi) }
+      return number("rotation").map { SVGText.fixed($0 * 180 / .pi, digits: 0) + "°" }
     case "pan":
-      guard let tr = m["translation"] as? [String: Any], let x = (tr["x"] as? NSNumber)?.doubleValue,
-        let y = (tr["y"] as? NSNumber)?.doubleValue
-      else { return nil }
-      return String(format: "%.0f pt", (x * x + y * y).squareRoot())
+      guard let x = m["translation"]?["x"]?.doubleValue, let y = m["translation"]?["y"]?.doubleValue else { return nil }
+      return SVGText.fixed((x * x + y * y).squareRoot(), digits: 0) + " pt"
     case "swipe":
-      guard let d = m["direction"] as? String else { return nil }
+      guard let d = m["direction"]?.stringValue else { return nil }
       return ["left": "←", "right": "→", "up": "↑", "down": "↓"][d] ?? d
     case "longpress":
       guard let t = number("t") else { return nil }
-      return String(format: "%.1f s", (t - start) / 1000)
+      return SVGText.fixed((t - start) / 1000, digits: 1) + " s"
     default:
       return nil
     }

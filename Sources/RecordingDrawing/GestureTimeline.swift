@@ -1,5 +1,3 @@
-import Foundation
-
 /// The bottom of the drawing: device time across, the number of fingers down, then one row
 /// per kind of gesture with a bar from each gesture's first event to its last (a tick for a
 /// tap or a swipe) and its gist beside it where there is room.
@@ -70,7 +68,7 @@ struct GestureTimeline {
         let x1 = max(x(g.end), x0 + 3)
         let missed = g.state == "cancelled" || g.state == "failed"
         let tip = "\(kind) \(g.label) \(g.state) at \(SVGText.seconds((g.start - content.firstT) / 1000))"
-          + (g.end > g.start ? String(format: ", %.2f s", (g.end - g.start) / 1000) : "")
+          + (g.end > g.start ? ", " + SVGText.fixed((g.end - g.start) / 1000, digits: 2) + " s" : "")
           + (g.touches > 1 ? ", \(g.touches) fingers" : "")
         out += #"<rect class="gesture" data-gesture="\#(SVGText.escape(kind))" data-state="\#(SVGText.escape(g.state))" "#
           + #"data-label="\#(SVGText.escape(g.label))" x="\#(SVGText.number(x0))" y="\#(SVGText.number(y + 7))" "#

@@ -1,4 +1,4 @@
-import Foundation
+import TouchProtocol
 
 /// What a drawing shows of one recording: the source's surface (device, scene, regions), its
 /// fingers' strokes, and the gestures the engine recognized, read from the recording's lines
@@ -24,26 +24,28 @@ struct RecordingContent {
 
   init(recording: String, replayed: [String]) throws {
     let lines = recording.split(separator: "\n", omittingEmptySubsequences: true)
-    guard let first = lines.first, let header = Self.object(first), header["type"] as? String == "recording" else {
+    guard let first = lines.first, let header = Self.object(first), header["type"]?.stringValue == "recording" else {
       throw RecordingDrawingError("not a touch-relay recording (no header line)")
     }
-    session = header["session"] as? String ?? "?"
-    connection = (header["connection"] as? NSNumber)?.intValue ?? 0
+    session = header["session"]?.stringValue ?? "?"
+    connection = header["connection"]?.intValue ?? 0
     let messages = replayed.compactMap { Self.object(Substring($0)) }
     // The frames as the server took them (the replay's raw mirror); without it, as sent.
-    var frames = messages.filter { $0["type"] as? String == "touches" }
-    let sent = lines.dropFirst().compactMap { Self.object($0) }.compactMap { $0["in"] as? String }
+    var frames = messages.filter { $0["type"]?.stringValue == "touches" }
+    let sent = lines.dropFirst().compactMap { Self.object($0) }.compactMap { $0["in"]?.stringValue }
       .compactMap { Self.object(Substring($0)) }
-    if frames.isEmpty { frames = sent.filter { $0["type"] as? String == "frame" } }
-    if let hello = sent.first(where: { $0["type"] as? String == "hello" }) {
+    if frames.isEmpty { frames = sent.filter { $0["type"]?.stringValue == "frame" } }
+    if let hello = sent.first(where: { $0["type"]?.stringValue == "hello" }) {
       readDevice(hello["device"])
-      scene = hello["scene"] as? String
+      scene = hello["scene"]?.stringValue
       firstRegions = SceneRegion.list(hello["regions"])
-    } else if let joined = messages.first(where: { $0["type"] as? String == "source" }) {
+    } else if let joined = messages.first(where: { $0["type"]?.stringValue == "source" }) {
       readDevice(joined["device"])
-      scene = joined["scene"] as? String
+      scene = joined["scene"]?.stringValue
     }
-    let states = messages.filter { $0["type"] as? String == "scene" }.compactMap { $0["state"] as? [String: Any] }
+    let states = messages.filter { $0["type"]?.stringValue == "scene" }.compactMap { $0["state"] }.filter {
+      $0.members != nil
+    }
     if let s = states.first, !SceneRegion.list(s["regions"]).isEmpty { firstRegions = SceneRegion.list(s["regions"]) }
     lastRegions = states.last.map { SceneRegion.list($0["regions"]) } ?? []
     if lastRegions.isEmpty { lastRegions = firstRegions }
@@ -58,24 +60,24 @@ struct RecordingContent {
     }
   }
 
-  private mutating func readDevice(_ value: Any?) {
-    guard let d = value as? [String: Any] else { return }
-    deviceName = d["name"] as? String ?? deviceName
-    width = (d["width"] as? NSNumber)?.doubleValue ?? width
-    height = (d["height"] as? NSNumber)?.doubleValue ?? height
+  private mutating func readDevice(_ value: JSONValue?) {
+    guard let d = value, d.members != nil else { return }
+    deviceName = d["name"]?.stringValue ?? deviceName
+    width = d["width"]?.doubleValue ?? width
+    height = d["height"]?.doubleValue ?? height
   }
 
-  private mutating func readStrokes(_ frames: [[String: Any]]) {
+  private mutating func readStrokes(_ frames: [JSONValue]) {
     var open: [Int: Int] = [:]  // finger id -> index in strokes
     var first: Double?
     for f in frames {
-      guard let t = (f["t"] as? NSNumber)?.doubleValue, let touches = f["touches"] as? [[String: Any]] else { continue }
+      guard let t = f["t"]?.doubleValue, let touches = f["touches"]?.arrayValue else { continue }
       self.frames += 1
       if first == nil { first = t }
       lastT = t
       for touch in touches {
-        guard let id = (touch["id"] as? NSNumber)?.intValue, let phase = touch["phase"] as? String,
-          let x = (touch["x"] as? NSNumber)?.doubleValue, let y = (touch["y"] as? NSNumber)?.doubleValue
+        guard let id = touch["id"]?.intValue, let phase = touch["phase"]?.stringValue,
+          let x = touch["x"]?.doubleValue, let y = touch["y"]?.doubleValue
         else { continue }
         let point = (x: x, y: y, t: t)
         if phase == "began" || open[id] == nil {
@@ -94,15 +96,16 @@ struct RecordingContent {
     firstT = first ?? 0
   }
 
-  private static func summary(_ state: [String: Any]) -> String? {
-    switch state["scene"] as? String {
+  private static func summary(_ state: JSONValue) -> String? {
+    switch state["scene"]?.stringValue {
     case "zoom":
-      return (state["scale"] as? NSNumber).map { String(format: "zoom, final scale %.2f", $0.doubleValue) }
+      return state["scale"]?.doubleValue.map { "zoom, final scale " + SVGText.fixed($0, digits: 2) }
     case "flatcube":
-      guard let counters = state["counters"] as? [String: Any] else { return "flatcube" }
-      return "flatcube, counters " + counters.keys.sorted().map { "\($0) \(counters[$0] ?? 0)" }.joined(separator: ", ")
+      guard let counters = state["counters"]?.members else { return "flatcube" }
+      return "flatcube, counters "
+        + counters.sorted { $0.0 < $1.0 }.map { "\($0.0) \(SVGText.inline($0.1))" }.joined(separator: ", ")
     case "sketch":
-      return "sketch, \((state["lines"] as? [Any])?.count ?? 0) lines drawn"
+      return "sketch, \(state["lines"]?.arrayValue?.count ?? 0) lines drawn"
     case let name?:
       return name
     default:
@@ -110,7 +113,9 @@ struct RecordingContent {
     }
   }
 
-  static func object(_ line: Substring) -> [String: Any]? {
-    try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+  /// The line's JSON object, or nil if it is not one.
+  static func object(_ line: Substring) -> JSONValue? {
+    guard let value = JSONValue(parsing: line), value.members != nil else { return nil }
+    return value
   }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Draws a `--record` file as one SVG: each finger's trail on the source's surface (scene
 /// regions under them, a colour per finger, where each touch began and ended marked), the
 /// recording's facts beside it, and under it a timeline of the gestures the engine

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The layout and drawing of one `RecordingContent`: the surface with its trails at the top
 /// left, the facts at the top right, the gesture timeline across the bottom.
 struct RecordingPicture {
@@ -136,7 +134,7 @@ struct RecordingPicture {
     lines.append("\(content.deviceName), \(SVGText.number(content.width)) × \(SVGText.number(content.height)) pt")
     lines.append("scene: \(content.sceneSummary ?? content.scene ?? "none")")
     let duration = max(0, relative(content.lastT))
-    lines.append("\(content.frames) frames over \(String(format: "%.1f", duration)) s of device time")
+    lines.append("\(content.frames) frames over \(SVGText.fixed(duration, digits: 1)) s of device time")
     let fingers = Set(content.strokes.map(\.finger)).count
     lines.append("\(content.strokes.count) touches by \(fingers) finger id\(fingers == 1 ? "" : "s")")
     var counts: [String: Int] = [:]

@@ -1,4 +1,4 @@
-import Foundation
+import TouchProtocol
 
 /// A named rectangle of a scene (the flatcube's squares), in the source's surface points.
 struct SceneRegion: Equatable {
@@ -9,18 +9,13 @@ struct SceneRegion: Equatable {
   var height: Double
 
   /// `{"id","x","y","width","height"}` objects; entries missing a field are left out.
-  static func list(_ value: Any?) -> [SceneRegion] {
-    guard let items = value as? [[String: Any]] else { return [] }
+  static func list(_ value: JSONValue?) -> [SceneRegion] {
+    guard let items = value?.arrayValue else { return [] }
     return items.compactMap { r in
-      guard let id = r["id"] as? String, let x = number(r["x"]), let y = number(r["y"]),
-        let w = number(r["width"]), let h = number(r["height"])
+      guard let id = r["id"]?.stringValue, let x = r["x"]?.doubleValue, let y = r["y"]?.doubleValue,
+        let w = r["width"]?.doubleValue, let h = r["height"]?.doubleValue
       else { return nil }
       return SceneRegion(id: id, x: x, y: y, width: w, height: h)
     }
-  }
-
-  /// A JSON number from `JSONSerialization` (an NSNumber, whether written 3 or 3.5).
-  static func number(_ v: Any?) -> Double? {
-    (v as? NSNumber)?.doubleValue
   }
 }

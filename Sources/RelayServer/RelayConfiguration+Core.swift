@@ -1,5 +1,10 @@
-import Foundation
 import RelayCore
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension RelayConfiguration {
   /// The relay core's rules from the server's settings.

@@ -1,6 +1,11 @@
 import Crypto
-import Foundation
 import _CryptoExtras
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What a `--jwt-key` file holds, told apart by its contents: a JWKS (`{"keys": [...]}`) or a
 /// single JWK (a JSON object with `kty`), a PEM public key (P-256 for ES256, RSA for RS256),
@@ -26,8 +31,10 @@ public enum KeyFile {
   }
 
   private static func parsePEM(_ pem: String) throws(KeyFileError) -> VerificationKey {
-    let isPKCS1 = pem.contains("-----BEGIN RSA PUBLIC KEY-----")
-    guard pem.contains("-----BEGIN PUBLIC KEY-----") || isPKCS1 else {
+    // `firstRange`, not `contains`: swift-crypto 3 imports Foundation, whose `contains` would
+    // win here and link Foundation into the server (ARCHITECTURE.md, "Memory per process").
+    let isPKCS1 = pem.firstRange(of: "-----BEGIN RSA PUBLIC KEY-----") != nil
+    guard pem.firstRange(of: "-----BEGIN PUBLIC KEY-----") != nil || isPKCS1 else {
       throw KeyFileError("a PEM key file must hold a public key (BEGIN PUBLIC KEY), not a private key or a certificate")
     }
     if !isPKCS1, let key = try? P256.Signing.PublicKey(pemRepresentation: pem) {
@@ -53,7 +60,8 @@ public enum KeyFile {
     var body = ""
     var inside = false
     for line in pem.split(whereSeparator: \.isNewline) {
-      let text = line.trimmingCharacters(in: .whitespaces)
+      // The line without the spaces around it (`split` took the line breaks).
+      let text = String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
       if text.hasPrefix("-----BEGIN ") {
         inside = true
       } else if text.hasPrefix("-----END ") {

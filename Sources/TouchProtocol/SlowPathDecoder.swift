@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `hello` and `control` are rare, so they go through Foundation's JSONDecoder; its errors
 /// are mapped onto the protocol's codes with the field path in the message.

@@ -32,44 +32,4 @@ extension JSONValue {
     default: return .null
     }
   }
-
-  public var stringValue: String? {
-    if case .string(let s) = self { return s }
-    return nil
-  }
-
-  public var doubleValue: Double? {
-    if case .number(let d) = self { return d }
-    return nil
-  }
-
-  /// The number when it is whole.
-  public var intValue: Int? {
-    if case .number(let d) = self, d.rounded() == d, abs(d) < 9e15 { return Int(d) }
-    return nil
-  }
-
-  public var boolValue: Bool? {
-    if case .bool(let b) = self { return b }
-    return nil
-  }
-
-  public var arrayValue: [JSONValue]? {
-    if case .array(let a) = self { return a }
-    return nil
-  }
-
-  public var isNull: Bool { self == .null }
-
-  public subscript(index: Int) -> JSONValue? {
-    if case .array(let a) = self, a.indices.contains(index) { return a[index] }
-    return nil
-  }
-
-  /// Compact JSON, for failure messages.
-  public var jsonString: String {
-    var w = JSONWriter()
-    w.value(self)
-    return String(decoding: w.bytes, as: UTF8.self)
-  }
 }

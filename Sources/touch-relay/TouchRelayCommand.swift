@@ -1,10 +1,17 @@
 import ArgumentParser
-import Dispatch
-import Foundation
 import Logging
 import RecordingDrawing
 import RelayServer
 import TouchProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `touch-relay`: the server's command line. Every flag also reads an environment variable
 /// (TOUCH_RELAY_<FLAG>), as twelve-factor services expect; a flag given wins.
@@ -144,8 +151,7 @@ struct TouchRelayCommand: ParsableCommand {
       throw ValidationError("cannot read '\(path)'")
     }
     if let dir = c.recordDirectory {
-      var isDir: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue,
+      guard (try? FileManager.default.attributesOfItem(atPath: dir))?[.type] as? FileAttributeType == .typeDirectory,
         FileManager.default.isWritableFile(atPath: dir)
       else { throw ValidationError("record directory '\(dir)' does not exist or is not writable") }
     }
@@ -154,10 +160,10 @@ struct TouchRelayCommand: ParsableCommand {
 
   func run() throws {
     if let file = replay { return try runReplay(file) }
-    // Blocked before any thread starts, so every thread inherits the mask: the dispatch
-    // sources below read these signals from a signalfd, which sees a signal only while no
-    // thread would take it. A thread started before them (the service thread, a dispatch
-    // worker) took SIGTERM with the disposition SIG_IGN and dropped it: the stop never came.
+    // Blocked before any thread starts, so every thread inherits the mask: the signal thread
+    // below takes them with sigwait, which sees a signal only while no thread would take it. A
+    // thread started before them (the service thread) took SIGTERM with the disposition
+    // SIG_IGN and dropped it: the stop never came.
     var stopSignals = sigset_t()
     sigemptyset(&stopSignals)
     for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, sig) }
@@ -170,25 +176,27 @@ struct TouchRelayCommand: ParsableCommand {
     }
 
     let server = RelayServer(configuration: config, logger: Logger(label: "touch-relay"))
-    // Signals are turned into a stop request on a dispatch queue; the service thread
-    // learns of it through lws_cancel_service.
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let sources = [SIGINT, SIGTERM].map { sig in
-      let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-      s.setEventHandler { server.requestStop() }
-      s.resume()
-      return s
+    // Signals are turned into a stop or reload request on a thread of their own; the service
+    // thread learns of it through lws_cancel_service. A plain thread in sigwait rather than
+    // dispatch signal sources, which start libdispatch's manager thread and its event loop in
+    // every server (PERFORMANCE.md, "Memory per process"). Ignored as well, in case a thread
+    // ever unblocks them.
+    for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, SIG_IGN) }
+    ServiceThread.start(name: "signals") {
+      var waitFor = sigset_t()
+      sigemptyset(&waitFor)
+      for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&waitFor, sig) }
+      while true {
+        var sig: Int32 = 0
+        guard sigwait(&waitFor, &sig) == 0 else { continue }
+        if sig == SIGHUP { server.requestReload() } else { server.requestStop() }
+      }
     }
-    signal(SIGHUP, SIG_IGN)
-    let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-    hangup.setEventHandler { server.requestReload() }
-    hangup.resume()
     let listeningPort: Int
     do {
       listeningPort = try server.start()
     } catch {
-      FileHandle.standardError.write(Data("touch-relay: error: \(error)\n".utf8))
+      writeAll("touch-relay: error: \(error)\n", to: STDERR_FILENO)
       throw ExitCode(1)
     }
     if !server.listensOnLoopbackOnly && config.sourceToken == nil && config.observerToken == nil
@@ -206,9 +214,8 @@ struct TouchRelayCommand: ParsableCommand {
     for (interface, host) in server.networkHosts {
       lines += "  open on other devices: \(scheme)://\(host):\(listeningPort)/ (\(interface))\n"
     }
-    FileHandle.standardOutput.write(Data(lines.utf8))
+    writeAll(lines, to: STDOUT_FILENO)
     server.wait()
-    withExtendedLifetime((sources, hangup)) {}
   }
 }
 
@@ -216,14 +223,20 @@ extension TouchRelayCommand {
   func runReplay(_ file: String) throws {
     let text: String
     do {
-      text = try String(contentsOfFile: file, encoding: .utf8)
-    } catch {
-      throw ValidationError("cannot read '\(file)': \(error.localizedDescription)")
+      let bytes = try FileContents.bytes(atPath: file)
+      text = String(decoding: bytes, as: UTF8.self)
+      guard text.utf8.elementsEqual(bytes) else { throw ValidationError("cannot read '\(file)': it is not UTF-8 text") }
+    } catch let e as FileContents.Failure {
+      throw ValidationError("cannot read '\(file)': \(e)")
     }
     do {
       if let svg {
         let drawing = try RecordingDrawing.svg(recording: text, replayed: try RecordingReplay.replay(text, raw: true))
-        try Data(drawing.utf8).write(to: URL(fileURLWithPath: svg))
+        do {
+          try FileContents.store(Array(drawing.utf8), atPath: svg)
+        } catch {
+          throw ValidationError("cannot write '\(svg)': \(error)")
+        }
         return
       }
       for line in try RecordingReplay.replay(text, raw: !replayWithoutRaw) {
@@ -241,4 +254,16 @@ extension TouchRelayCommand {
 private func help(_ flag: String) -> ArgumentHelp {
   guard let option = RelayOption.named(flag) else { preconditionFailure("no option \(flag) in RelayOption.all") }
   return ArgumentHelp(option.fullHelp, valueName: option.valueName)
+}
+
+/// All of `text` on `fd`, at once and unbuffered (a pipe reading the start-up line must not wait
+/// for a buffer to fill).
+private func writeAll(_ text: String, to fd: Int32) {
+  var bytes = Array(text.utf8)[...]
+  while !bytes.isEmpty {
+    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    if n < 0 && errno == EINTR { continue }
+    guard n > 0 else { return }
+    bytes = bytes.dropFirst(n)
+  }
 }

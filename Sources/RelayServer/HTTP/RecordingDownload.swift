@@ -1,6 +1,11 @@
-import Foundation
 import RelayCore
 import TouchProtocol
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `GET /recordings/{session}` lists the session's `--record` files (JSON) and
 /// `GET /recordings/{session}/{session}-{serial}.jsonl` serves one, so the watch page can
@@ -75,7 +80,7 @@ enum RecordingDownload {
       w.key("connection")
       w.int(Int64(serial))
       w.key("bytes")
-      w.int((attributes[.size] as? NSNumber)?.int64Value ?? 0)
+      w.int((attributes[.size] as? UInt).map { Int64(clamping: $0) } ?? 0)
       w.key("url")
       w.string(prefix + session + "/" + name)
       w.endObject()

@@ -1,5 +1,11 @@
-import Foundation
 import RelayCore
+import RelayWebFiles
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The files of `Web/`, by name, read on first use and kept in memory.
 struct WebFiles: Sendable {
@@ -22,21 +28,23 @@ struct WebFiles: Sendable {
     "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml",
   ]
 
-  /// SwiftPM copies `Web` into `TouchRelay_RelayServer.resources` next to the built products
-  /// (`.build/debug`, `.build/release`); a binary run from elsewhere falls back to the
-  /// source tree it was built from.
+  /// SwiftPM copies `Sources/RelayWebFiles/Web` next to the built products (`.build/debug`,
+  /// `.build/release`); a binary run from elsewhere falls back to the source tree it was
+  /// built from.
   static func candidates() -> [String] {
     var dirs: [String] = []
-    let bundle = "TouchRelay_RelayServer.resources/Web"
     if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-      dirs.append((exe as NSString).deletingLastPathComponent + "/" + bundle)
+      dirs.append(directory(of: exe) + "/" + String(cString: tr_web_files_directory()))
     }
-    if let url = Bundle.main.executableURL {
-      dirs.append(url.deletingLastPathComponent().appendingPathComponent(bundle).path)
-    }
-    dirs.append(Bundle.main.bundlePath + "/" + bundle)
-    dirs.append((#filePath as NSString).deletingLastPathComponent + "/Web")
+    // This file is Sources/RelayServer/HTTP/WebFiles.swift.
+    dirs.append(directory(of: directory(of: directory(of: #filePath))) + "/RelayWebFiles/Web")
     return dirs
+  }
+
+  /// The path without its last component.
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
   }
 
   static func load() -> WebFiles {
@@ -46,7 +54,7 @@ struct WebFiles: Sendable {
       else { continue }
       var files: [String: File] = [:]
       for name in names {
-        let ext = (name as NSString).pathExtension
+        let ext = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]) } ?? ""
         guard let type = contentTypes[ext], let data = fm.contents(atPath: dir + "/" + name) else {
           continue
         }

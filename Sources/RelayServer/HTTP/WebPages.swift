@@ -1,4 +1,3 @@
-import Foundation
 import Markup
 import RelayCore
 import TouchProtocol
@@ -7,7 +6,7 @@ import TouchProtocol
 /// touch surface, a source), `/watch/{session}` (an observer view), `/qr/{session}.svg` (the
 /// pad URL as a QR code), their files under `/static/` and the JavaScript client module at
 /// `/sdk/touchrelay.js`. The files are plain HTML, CSS and
-/// JavaScript in `Sources/RelayServer/Web` (SwiftPM resources), read once and served from memory.
+/// JavaScript in `Sources/RelayWebFiles/Web` (SwiftPM resources), read once and served from memory.
 struct WebPages {
   let core: RelayCore
   let config: RelayConfiguration
@@ -86,7 +85,7 @@ struct WebPages {
       list = #"<p class="muted" id="sessions-hidden">This server does not list its sessions.</p>"#
     }
     let html = String(decoding: template.bytes, as: UTF8.self)
-      .replacingOccurrences(of: "<!--SESSIONS-->", with: list)
+      .replacing("<!--SESSIONS-->", with: list)
     return HTTPResponse(status: 200, contentType: template.contentType, body: Array(html.utf8))
   }
 

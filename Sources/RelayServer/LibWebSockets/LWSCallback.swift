@@ -59,7 +59,7 @@ private func serve(
     // and compresses each message itself), so an offer is enough to rule batching out.
     let deflate =
       driver.config.compression
-      && LWSRequest.header(WSI_TOKEN_EXTENSIONS, of: wsi)?.contains("permessage-deflate") == true
+      && LWSRequest.header(WSI_TOKEN_EXTENSIONS, of: wsi)?.firstRange(of: "permessage-deflate") != nil
     // lws creates the compressor at the first write, with the options set by then.
     if deflate {
       _ = lws_set_extension_option(wsi, "permessage-deflate", "mem_level", String(driver.config.deflateMemLevel))

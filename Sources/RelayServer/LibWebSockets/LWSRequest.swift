@@ -1,5 +1,4 @@
 import CLibWebSockets
-import Foundation
 import RelayCore
 
 /// What a request says, read from its wsi with lws' header calls (service thread only).
@@ -48,7 +47,9 @@ enum LWSRequest {
     guard let auth = header(WSI_TOKEN_HTTP_AUTHORIZATION, of: wsi) else { return nil }
     let parts = auth.split(separator: " ", maxSplits: 1)
     guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-    return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    // Spaces and tabs around the token (a header holds no line breaks).
+    let token = parts[1].drop(while: \.isWhitespace)
+    return String(token.reversed().drop(while: \.isWhitespace).reversed())
   }
 
   /// The client's address, as the limits count it and the logs name it: the peer's, or from a

@@ -1,6 +1,5 @@
 import CLibWebSockets
 import Dispatch
-import Foundation
 import Logging
 import RelayCore
 import Synchronization
@@ -17,7 +16,7 @@ public final class RelayServer: Sendable {
     public var description: String {
       switch self {
       case .cannotListen(let host, let port, let why):
-        return "cannot listen on \(host.contains(":") ? "[\(host)]" : host):\(port): \(why)"
+        return "cannot listen on \(host.contains(":" as Character) ? "[\(host)]" : host):\(port): \(why)"
       case .badConfiguration(let why):
         return why
       }
@@ -138,11 +137,9 @@ public final class RelayServer: Sendable {
       }
     }
     let ready = DispatchSemaphore(value: 0)
-    let thread = Thread { [self] in
+    ServiceThread.start(name: "lws-service") { [self] in
       self.serviceThread(ready: ready, address: listenAddress, shared: shared)
     }
-    thread.name = "lws-service"
-    thread.start()
     ready.wait()
     guard let port = port else {
       finished.wait()

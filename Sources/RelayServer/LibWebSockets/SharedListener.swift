@@ -1,5 +1,4 @@
 import CLibWebSockets
-import Foundation
 
 #if canImport(Glibc)
   import Glibc

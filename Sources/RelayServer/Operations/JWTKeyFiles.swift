@@ -1,4 +1,3 @@
-import Foundation
 import SignedTokens
 
 /// The `--jwt-key` files, read at start-up and on SIGHUP: every key of every file is in force
@@ -11,14 +10,14 @@ enum JWTKeyFiles {
     var keys: [VerificationKey] = []
     var skipped = 0
     for path in paths {
-      let data: Data
+      let data: [UInt8]
       do {
-        data = try Data(contentsOf: URL(fileURLWithPath: path))
+        data = try FileContents.bytes(atPath: path)
       } catch {
-        throw ConfigurationError("cannot read JWT key file '\(path)': \(error.localizedDescription)")
+        throw ConfigurationError("cannot read JWT key file '\(path)': \(error)")
       }
       do {
-        let file = try KeyFile.parse(Array(data))
+        let file = try KeyFile.parse(data)
         keys += file.keys
         skipped += file.skipped
       } catch {

@@ -1,4 +1,3 @@
-import Foundation
 import RelayCore
 import TouchProtocol
 
@@ -16,32 +15,32 @@ public enum RecordingReplay {
   public static func replay(_ text: String, raw: Bool = true) throws -> [String] {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
     guard let first = lines.first, let header = try? object(first),
-      header["type"] as? String == "recording"
+      header["type"]?.stringValue == "recording"
     else {
       throw Failure(line: 1, why: "not a touch-relay recording (no header line)")
     }
-    guard header["version"] as? Int == 1 else {
-      throw Failure(line: 1, why: "unsupported recording version \(header["version"] ?? "none")")
+    guard header["version"]?.intValue == 1 else {
+      throw Failure(line: 1, why: "unsupported recording version \(header["version"]?.jsonString ?? "none")")
     }
     var config = RelayCore.Configuration()
-    config.gestures = header["gestures"] as? Bool ?? true
-    if let l = header["limits"] as? [String: Any] {
-      config.limits.maxMessageBytes = l["maxMessageBytes"] as? Int ?? config.limits.maxMessageBytes
-      config.limits.maxTouchesPerFrame = l["maxTouchesPerFrame"] as? Int ?? config.limits.maxTouchesPerFrame
-      config.limits.maxFingers = l["maxFingers"] as? Int ?? config.limits.maxFingers
-      config.limits.maxDepth = l["maxDepth"] as? Int ?? config.limits.maxDepth
+    config.gestures = header["gestures"]?.boolValue ?? true
+    if let l = header["limits"], l.members != nil {
+      config.limits.maxMessageBytes = l["maxMessageBytes"]?.intValue ?? config.limits.maxMessageBytes
+      config.limits.maxTouchesPerFrame = l["maxTouchesPerFrame"]?.intValue ?? config.limits.maxTouchesPerFrame
+      config.limits.maxFingers = l["maxFingers"]?.intValue ?? config.limits.maxFingers
+      config.limits.maxDepth = l["maxDepth"]?.intValue ?? config.limits.maxDepth
       // The rate limit decides which frames reach the engine: replay it as it was live.
-      config.limits.maxFramesPerSecond = l["maxFramesPerSecond"] as? Int ?? config.limits.maxFramesPerSecond
-      config.limits.maxControlsPerSecond = l["maxControlsPerSecond"] as? Int ?? config.limits.maxControlsPerSecond
-      config.limits.maxFramesPerMessage = l["maxFramesPerMessage"] as? Int ?? config.limits.maxFramesPerMessage
+      config.limits.maxFramesPerSecond = l["maxFramesPerSecond"]?.intValue ?? config.limits.maxFramesPerSecond
+      config.limits.maxControlsPerSecond = l["maxControlsPerSecond"]?.intValue ?? config.limits.maxControlsPerSecond
+      config.limits.maxFramesPerMessage = l["maxFramesPerMessage"]?.intValue ?? config.limits.maxFramesPerMessage
     }
     // Each line parsed once, numbered as in the file.
     let records = try lines.enumerated().dropFirst().map {
       (number: $0.offset + 1, record: try object($0.element, $0.offset + 1), text: $0.element)
     }
     config.limits.observerQueue = Int.max / 8
-    let session = header["session"] as? String ?? "replay"
-    let start = header["rt"] as? Double ?? 0
+    let session = header["session"]?.stringValue ?? "replay"
+    let start = header["rt"]?.doubleValue ?? 0
 
     config.logLevel = .critical
     let core = RelayCore(configuration: config, at: start)
@@ -50,7 +49,7 @@ public enum RecordingReplay {
     _ = core.nextMessage(for: observer)  // its welcome
     let source = core.open(.source(session: session), address: "replay", at: start)
     // One recording is one connection: at most one join, whose id the replay gives the source.
-    core.fixedSourceID = records.lazy.compactMap { $0.record["joined"] as? String }.first
+    core.fixedSourceID = records.lazy.compactMap { $0.record["joined"]?.stringValue }.first
     var out: [String] = []
     var lastRT = start
     // The peers and their session hold each other until closed (as in the server); closing
@@ -61,15 +60,15 @@ public enum RecordingReplay {
     }
     for (number, record, line) in records {
       if record["joined"] != nil { continue }
-      guard let rt = record["rt"] as? Double else { throw Failure(line: number, why: "no rt") }
+      guard let rt = record["rt"]?.doubleValue else { throw Failure(line: number, why: "no rt") }
       lastRT = rt
-      if let message = record["in"] as? String {
+      if let message = record["in"]?.stringValue {
         let bytes = Array(message.utf8)
         bytes.withUnsafeBytes { core.receive($0, from: source, at: rt) }
-      } else if let deadline = record["timer"] as? Double {
+      } else if let deadline = record["timer"]?.doubleValue {
         core.timerFired(source, deadline: deadline, at: rt)
-      } else if record.keys.contains("close") {
-        core.peerSentClose(source, code: (record["close"] as? Int).map { UInt16($0) })
+      } else if record["close"] != nil {
+        core.peerSentClose(source, code: record["close"]?.intValue.flatMap { UInt16(exactly: $0) })
         core.closed(source, at: rt)
       } else {
         throw Failure(line: number, why: "unknown record \(line.prefix(80))")
@@ -84,8 +83,8 @@ public enum RecordingReplay {
     return out
   }
 
-  private static func object(_ line: Substring, _ number: Int = 1) throws -> [String: Any] {
-    guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+  private static func object(_ line: Substring, _ number: Int = 1) throws -> JSONValue {
+    guard let o = JSONValue(parsing: line), o.members != nil else {
       throw Failure(line: number, why: "not a JSON object")
     }
     return o

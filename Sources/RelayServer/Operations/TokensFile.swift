@@ -1,4 +1,3 @@
-import Foundation
 import RelayCore
 import TouchProtocol
 
@@ -6,13 +5,13 @@ import TouchProtocol
 enum TokensFile {
   /// The per-session token file: `{"session": {"source": "t" or ["t1","t2"], "observer": ...}}`.
   static func loadSessionTokens(path: String) throws -> [String: AccessPolicy.SessionTokens] {
-    let data: Data
+    let text: String
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      text = String(decoding: try FileContents.bytes(atPath: path), as: UTF8.self)
     } catch {
-      throw ConfigurationError("cannot read tokens file '\(path)': \(error.localizedDescription)")
+      throw ConfigurationError("cannot read tokens file '\(path)': \(error)")
     }
-    guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+    guard let root = JSONValue(parsing: text)?.members else {
       throw ConfigurationError("tokens file '\(path)' is not a JSON object of sessions")
     }
     var out: [String: AccessPolicy.SessionTokens] = [:]
@@ -20,15 +19,15 @@ enum TokensFile {
       guard SessionName.isValid(session) else {
         throw ConfigurationError("tokens file: '\(session.prefix(64))' is not a valid session name")
       }
-      guard let roles = value as? [String: Any] else {
+      guard let roles = value.members else {
         throw ConfigurationError("tokens file: session '\(session)' must map to {\"source\": ..., \"observer\": ...}")
       }
       var entry = AccessPolicy.SessionTokens()
       for (role, tokens) in roles {
         let list: [String]
-        if let one = tokens as? String {
+        if let one = tokens.stringValue {
           list = [one]
-        } else if let many = tokens as? [String] {
+        } else if let many = tokens.arrayValue?.compactMap(\.stringValue), many.count == tokens.arrayValue?.count {
           list = many
         } else {
           throw ConfigurationError("tokens file: \(session).\(role) must be a string or a list of strings")

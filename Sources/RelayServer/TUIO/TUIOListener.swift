@@ -1,5 +1,4 @@
 import CLibWebSockets
-import Foundation
 import RelayCore
 import TUIO
 import TouchProtocol

@@ -1,7 +1,6 @@
 // CLibWebSockets' headers bring in <netinet/in.h>: in a clean build its names (IPPROTO_IPV6)
 // are seen through that module.
 import CLibWebSockets
-import Foundation
 import RelayCore
 import TouchProtocol
 

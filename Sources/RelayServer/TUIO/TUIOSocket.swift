@@ -1,7 +1,6 @@
 // CLibWebSockets' headers bring in <netinet/in.h>: in a clean build its names (IPPROTO_IPV6)
 // are seen through that module.
 import CLibWebSockets
-import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -61,7 +60,7 @@ struct TUIOSocket {
   }
 
   private static func split(_ spec: String, defaultHost: String) -> (String, String) {
-    if spec.hasPrefix("["), let end = spec.range(of: "]:") {
+    if spec.hasPrefix("["), let end = spec.firstRange(of: "]:") {
       return (String(spec[..<end.lowerBound].dropFirst()), String(spec[end.upperBound...]))
     }
     let colons = spec.filter { $0 == ":" }.count
@@ -104,7 +103,7 @@ struct TUIOSocket {
       }
     }
     let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let shown = host.hasPrefix("::ffff:") && host.contains(".") ? String(host.dropFirst(7)) : host
+    let shown = host.hasPrefix("::ffff:") && host.contains("." as Character) ? String(host.dropFirst(7)) : host
     return (shown.isEmpty ? "?" : shown, port(of: a) ?? 0)
   }
 }
