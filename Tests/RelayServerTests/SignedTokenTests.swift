@@ -237,12 +237,13 @@ import TouchRelayClient
       $0.observerToken = "screen"
     }
     defer { relay.stop() }
-    // exp as a NumericDate with a fraction, 2 s ahead.
-    let exp = Self.now + 2
+    // exp as a NumericDate with a fraction, 5 s ahead: far enough that a busy machine still
+    // connects before it (at 2 s a full-suite run beside a sanitizer build did not).
+    let exp = Self.now + 5
     let token = Self.hs256(keys.secretBytes, #"{"exp":\#(exp),"role":"both","session":"stage"}"#)
     let (watcher, _) = try await relay.observer("stage", query: "token=\(token)")
     let (shared, _) = try await relay.observer("stage", query: "token=screen")
-    let (code, reason) = try await watcher.expectClose(timeout: TestTime.seconds(8))
+    let (code, reason) = try await watcher.expectClose(timeout: TestTime.seconds(12))
     // Timed against the token's own exp, so a slow connect on a busy machine counts for nothing.
     let closedAt = Self.now
     #expect(code == 1008)
