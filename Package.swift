@@ -17,6 +17,12 @@ let staticExclusivityInRelease: [SwiftSetting] = [
   .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
 ]
 
+// The sanitizer passes (tools/sanitize/run sets TOUCH_RELAY_SHARED_RUNTIME) link touch-relay
+// against the shared Swift runtime: ThreadSanitizer's runtime stops every server at start-up
+// with the static one (a CHECK on a `free` it did not see allocated). Every other build links it
+// statically (see the touch-relay target).
+let sharedRuntime = Context.environment["TOUCH_RELAY_SHARED_RUNTIME"] != nil
+
 let package = Package(
   name: "TouchRelay",
   platforms: [.macOS(.v14)],
@@ -129,7 +135,7 @@ let package = Package(
       // tools/link/touch-relay.order (written by tools/link/startup_order.py): the kernel maps
       // 64 kB or more of text around every page touched, so scattered start-up code kept half of
       // the 13 MB of .text resident. Names no longer in the code are skipped silently.
-      linkerSettings: [
+      linkerSettings: sharedRuntime ? [] : [
         .unsafeFlags([
           "-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
           "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
