@@ -7,7 +7,7 @@ let package = Package(
   name: "TouchRelayFuzz",
   dependencies: [
     .package(name: "TouchRelay", path: "../.."),
-    .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
   ],
   targets: [
     // Declares libFuzzer's LLVMFuzzerRunDriver (the symbol comes from -sanitize=fuzzer).
