@@ -22,19 +22,25 @@ struct CompactFrameReader {
 
   /// The message, or nil if it is not a frame or frames in the compact shape.
   static func read(_ bytes: UnsafeRawBufferPointer, limits: Limits) -> ClientMessage? {
-    // A touch of a `frames` sample is five levels deep; the full decoder judges shallower limits.
-    guard limits.maxDepth >= 5 else { return nil }
-    var reader = CompactFrameReader(s: JSONScanner(bytes, maxDepth: limits.maxDepth), limits: limits)
+    guard var reader = CompactFrameReader(bytes, limits: limits) else { return nil }
     return reader.message()
   }
 
   /// The frame, if the message is a `frame` in the compact shape, and where its `touches`
   /// array is if that text is what the server would write for it (see `canonicalTouches`).
   static func frame(_ bytes: UnsafeRawBufferPointer, limits: Limits) -> (frame: Frame, canonicalTouches: Range<Int>?)? {
-    guard limits.maxDepth >= 5 else { return nil }
-    var reader = CompactFrameReader(s: JSONScanner(bytes, maxDepth: limits.maxDepth), limits: limits)
-    guard reader.s.consume(#"{"type":"frame",""#), let frame = reader.members(), reader.s.atEnd else { return nil }
+    guard var reader = CompactFrameReader(bytes, limits: limits),
+      reader.s.consume(#"{"type":"frame",""#), let frame = reader.members(), reader.s.atEnd
+    else { return nil }
     return (frame, reader.canonicalTouches)
+  }
+
+  /// A reader at the start of `bytes`, or nil when the limits are the full decoder's to judge:
+  /// a touch of a `frames` sample is five levels deep.
+  private init?(_ bytes: UnsafeRawBufferPointer, limits: Limits) {
+    guard limits.maxDepth >= 5 else { return nil }
+    s = JSONScanner(bytes, maxDepth: limits.maxDepth)
+    self.limits = limits
   }
 
   private mutating func message() -> ClientMessage? {
