@@ -81,10 +81,7 @@ extension LWSDriver {
       case .nothing: break
       }
     } else if let m = core.nextMessage(for: peer) {
-      let n = lws_write(
-        link.wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
-        m.payloadCount, m.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
-      if n < 0 { return -1 }
+      if writeAlone(m, link) < 0 { return -1 }
       link.inFlight = m
       if config.metrics { metrics.deliveryLatency.record(nanoseconds: nowNanoseconds() - m.createdAt) }
       wrote = true
@@ -103,6 +100,14 @@ extension LWSDriver {
 
   enum BatchWrite { case nothing, wrote, failed }
 
+  /// One message as one WebSocket frame from its own buffer: lws writes the header into the
+  /// LWS_PRE bytes in front of the payload (and compresses it, for a deflate peer).
+  private func writeAlone(_ m: OutgoingMessage, _ link: LWSPeer) -> Int32 {
+    lws_write(
+      link.wsi, m.bytes.baseAddress!.advanced(by: m.headroom).assumingMemoryBound(to: UInt8.self),
+      m.payloadCount, m.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
+  }
+
   /// Packs the peer's pending messages (up to `writeBatchBytes`) into one `lws_write`. A lone
   /// message (the usual case: one frame's `touches` to each observer) is written from its own
   /// buffer, which has LWS_PRE in front for lws to put the frame header in (the same bytes for
@@ -110,10 +115,7 @@ extension LWSDriver {
   private func writeBatch(_ link: LWSPeer) -> BatchWrite {
     guard let first = core.nextMessage(for: link.peer) else { return .nothing }
     if !link.peer.hasPendingOutput, first.headroom >= headroom {
-      let n = lws_write(
-        link.wsi, first.bytes.baseAddress!.advanced(by: first.headroom).assumingMemoryBound(to: UInt8.self),
-        first.payloadCount, first.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
-      if n < 0 { return .failed }
+      if writeAlone(first, link) < 0 { return .failed }
       if config.metrics { metrics.deliveryLatency.record(nanoseconds: nowNanoseconds() - first.createdAt) }
       return .wrote
     }
