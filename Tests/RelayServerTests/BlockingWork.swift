@@ -11,16 +11,31 @@ func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async 
   }
 }
 
+/// How every child process of the tests is started: its pipes made, and `run()` called, under
+/// one lock. Foundation's `Process.run()` on Linux lists the descriptors open at that moment and
+/// closes them in the child; one made by another thread between that list and the spawn is
+/// inherited. Children are started from many tests at once, so a pipe of one child (or the
+/// socket through which Foundation learns that it exited) could live on in another, long-lived
+/// child: the first child's reader then never saw end-of-file, nor its `waitUntilExit` the exit,
+/// while the second lived, and with both of the pool's threads waiting so, the suite hung.
+enum ChildProcess {
+  private static let lock = NSLock()
+
+  static func pipe() -> Pipe { lock.withLock { Pipe() } }
+
+  static func run(_ p: Process) throws { try lock.withLock { try p.run() } }
+}
+
 /// Runs `tool` to its end, off the pool: its exit status and everything it printed.
 func runTool(_ tool: String, _ args: [String]) async throws -> (Int32, String) {
   try await onOwnThread {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: tool)
     p.arguments = args
-    let out = Pipe()
+    let out = ChildProcess.pipe()
     p.standardOutput = out
     p.standardError = out
-    try p.run()
+    try ChildProcess.run(p)
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))

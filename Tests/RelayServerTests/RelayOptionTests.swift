@@ -31,9 +31,9 @@ import Testing
     let p = Process()
     p.executableURL = ShutdownTests.binary
     p.arguments = ["--help"]
-    let out = Pipe()
+    let out = ChildProcess.pipe()
     p.standardOutput = out
-    try p.run()
+    try ChildProcess.run(p)
     let help = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     p.waitUntilExit()
     let status = p.terminationStatus

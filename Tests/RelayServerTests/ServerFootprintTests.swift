@@ -8,16 +8,9 @@ import Testing
   /// Foundation's String methods (visible wherever a dependency imports Foundation) links it all.
   // The sanitizer passes link the shared runtime (Package.swift, `sharedRuntime`).
   @Test(.disabled(if: ProcessInfo.processInfo.environment["TOUCH_RELAY_SHARED_RUNTIME"] != nil))
-  func theServerLinksNoFoundation() throws {
-    let nm = Process()
-    nm.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
-    nm.arguments = ["--defined-only", ShutdownTests.binary.path]
-    let out = Pipe()
-    nm.standardOutput = out
-    try nm.run()
-    let symbols = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    nm.waitUntilExit()
-    #expect(nm.terminationStatus == 0)
+  func theServerLinksNoFoundation() async throws {
+    let (status, symbols) = try await runTool("/usr/bin/nm", ["--defined-only", ShutdownTests.binary.path])
+    #expect(status == 0)
     let lines = symbols.split(separator: "\n")
     #expect(lines.count > 1000, "nm listed \(lines.count) symbols")
     // Foundation's own symbols are mangled with its module name ("10Foundation", not
@@ -25,14 +18,7 @@ import Testing
     let foundation = lines.filter { $0.contains("10Foundation") || $0.hasSuffix(" CFBundleGetMainBundle") }
     #expect(foundation.isEmpty, "Foundation is linked in: \(foundation.prefix(3))")
     // And none of the shared Swift libraries is loaded either.
-    let ldd = Process()
-    ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
-    ldd.arguments = [ShutdownTests.binary.path]
-    let libs = Pipe()
-    ldd.standardOutput = libs
-    try ldd.run()
-    let loaded = String(decoding: libs.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    ldd.waitUntilExit()
+    let (_, loaded) = try await runTool("/usr/bin/ldd", [ShutdownTests.binary.path])
     #expect(loaded.contains("libc.so"), "ldd said: \(loaded)")
     #expect(!loaded.contains("libswiftCore"), "the Swift runtime is a shared library: \(loaded)")
     #expect(!loaded.contains("libFoundation"), "Foundation is a shared library: \(loaded)")

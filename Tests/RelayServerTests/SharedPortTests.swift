@@ -45,11 +45,11 @@ import TouchRelayClient
     let p = Process()
     p.executableURL = ShutdownTests.binary
     p.arguments = ["--log-level", logLevel] + eventLoop + args
-    let out = Pipe()
-    let err = Pipe()
+    let out = ChildProcess.pipe()
+    let err = ChildProcess.pipe()
     p.standardOutput = out
     p.standardError = log ?? err
-    try p.run()
+    try ChildProcess.run(p)
     var line = Data()
     while !line.contains(UInt8(ascii: "\n")) {
       let chunk = out.fileHandleForReading.availableData

@@ -26,10 +26,10 @@ import TouchRelayClient
     let p = Process()
     p.executableURL = binary
     p.arguments = ["--port", "0", "--log-level", "error"] + args
-    let out = Pipe()
+    let out = ChildProcess.pipe()
     p.standardOutput = out
     if let errors { p.standardError = errors }
-    try p.run()
+    try ChildProcess.run(p)
     var line = Data()
     while !line.contains(UInt8(ascii: "\n")) {
       let chunk = out.fileHandleForReading.availableData
@@ -147,10 +147,10 @@ import TouchRelayClient
     p.executableURL = binary
     p.arguments = arguments
     p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let err = Pipe()
+    let err = ChildProcess.pipe()
     p.standardError = err
-    p.standardOutput = Pipe()
-    try p.run()
+    p.standardOutput = ChildProcess.pipe()
+    try ChildProcess.run(p)
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
   }
@@ -180,7 +180,7 @@ import TouchRelayClient
   /// not for a loopback name, not with tokens, not for an address it could not listen on.
   @Test func warnsOfANonLoopbackAddressWithoutTokensOnly() throws {
     func warned(_ args: [String]) throws -> Bool {
-      let errors = Pipe()
+      let errors = ChildProcess.pipe()
       let (p, _, _) = try Self.launch(args + ["--log-level", "warning"], errors: errors)
       terminate(p)
       let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -27,7 +27,7 @@ final class TestRedis: @unchecked Sendable {
     ]
     p.standardOutput = FileHandle.nullDevice
     p.standardError = FileHandle.nullDevice
-    try p.run()
+    try ChildProcess.run(p)
     process = p
     // Ready once it answers.
     let deadline = Date().addingTimeInterval(10)
@@ -55,10 +55,10 @@ final class TestRedis: @unchecked Sendable {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
     p.arguments = ["-h", "127.0.0.1", "-p", "\(port)"] + args
-    let out = Pipe()
+    let out = ChildProcess.pipe()
     p.standardOutput = out
     p.standardError = FileHandle.nullDevice
-    try p.run()
+    try ChildProcess.run(p)
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
