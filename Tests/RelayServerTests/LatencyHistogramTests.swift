@@ -11,7 +11,7 @@ import Testing
   }
 
   func both(_ nanoseconds: [Int64]) -> (ours: String, theirs: String) {
-    var ours = LatencyHistogram(name: "touchrelay_delivery_latency_seconds", buckets: buckets)
+    let ours = LatencyHistogram(name: "touchrelay_delivery_latency_seconds", buckets: buckets)
     let registry = PrometheusCollectorRegistry()
     let theirs = registry.makeDurationHistogram(
       descriptor: MetricNameDescriptor(metricName: "touchrelay_delivery_latency", unitName: "seconds", helpText: ""),
@@ -44,7 +44,7 @@ import Testing
   }
 
   @Test func aNegativeIntervalCountsAsZero() {
-    var h = LatencyHistogram(name: "x", buckets: buckets)
+    let h = LatencyHistogram(name: "x", buckets: buckets)
     h.record(nanoseconds: -5)
     var text: [UInt8] = []
     h.emit(into: &text)

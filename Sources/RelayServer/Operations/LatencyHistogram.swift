@@ -8,13 +8,16 @@ import Prometheus
 /// swift-prometheus' histogram took a lock, compared the value with every bucket as a 128-bit
 /// `Duration` and added to each bucket it fell under, which came to about a quarter of the
 /// server's instructions per delivery. Only the service thread records and scrapes, so no lock.
-struct LatencyHistogram {
+///
+/// A class over memory of its own rather than a struct of arrays: a record is then a few
+/// compares and adds, with no uniqueness check or copy-on-write of the counts.
+final class LatencyHistogram {
   let name: String
   /// Upper bounds in nanoseconds, ascending (a value equal to a bound counts in its bucket).
-  private let bounds: [Int64]
+  private let bounds: UnsafeMutableBufferPointer<Int64>
   private let labels: [String]
   /// Per bucket, not cumulative; one more than `bounds` for the values above them all.
-  private var counts: [Int]
+  private let counts: UnsafeMutableBufferPointer<Int>
   private var count = 0
   /// The sum, kept as whole seconds plus nanoseconds so that it cannot overflow.
   private var sumSeconds: Int64 = 0
@@ -23,12 +26,20 @@ struct LatencyHistogram {
   init(name: String, buckets: [Duration]) {
     let sorted = buckets.sorted()
     self.name = name
-    bounds = sorted.map { $0.components.seconds * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000 }
+    bounds = .allocate(capacity: sorted.count)
+    _ = bounds.initialize(
+      from: sorted.lazy.map { $0.components.seconds * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000 })
     labels = sorted.map(\.bucketRepresentation)
-    counts = Array(repeating: 0, count: sorted.count + 1)
+    counts = .allocate(capacity: sorted.count + 1)
+    counts.initialize(repeating: 0)
   }
 
-  mutating func record(nanoseconds ns: Int64) {
+  deinit {
+    bounds.deallocate()
+    counts.deallocate()
+  }
+
+  func record(nanoseconds ns: Int64) {
     let ns = max(0, ns)
     var i = 0
     while i < bounds.count, ns > bounds[i] { i += 1 }

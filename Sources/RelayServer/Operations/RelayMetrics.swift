@@ -23,7 +23,7 @@ final class RelayMetrics {
   /// Arrival of a frame (or timer) to the write that delivered what it caused to an observer:
   /// one observation per write and cause, however many messages the cause produced. Kept
   /// outside the registry (see `LatencyHistogram`) and rendered after it.
-  var deliveryLatency: LatencyHistogram
+  let deliveryLatency: LatencyHistogram
   /// Time in the gesture engine per frame, for one frame in `RelayCounters.engineTimeSampling`
   /// (the 1st, 17th, ... frame the server takes in).
   let engineTime: Metrics.Timer
