@@ -16,100 +16,76 @@ extension RelayCore {
     if let scene = out.scene { broadcastScene(scene, source: origin.source, origin: origin, in: peer.session) }
   }
 
+  /// Queues one message for every observer in `observers` that `wants` it, made by `make` only
+  /// once one does; returns it (nil if none did). The message is made outside the loop and
+  /// passed on as it is: one reference counted per observer, for its queue.
+  @inline(__always)
+  func fanOut(to observers: [Peer], where wants: (Peer) -> Bool, _ make: () -> OutgoingMessage) -> OutgoingMessage? {
+    guard let first = observers.firstIndex(where: wants) else { return nil }
+    let m = make()
+    for obs in observers[first...] where wants(obs) { enqueue(m, to: obs) }
+    return m
+  }
+
   /// `canonicalTouches`: the frame's `touches` as the source wrote them, when that text is the
   /// server's own for them (`MessageDecoder.compactFrame`): copied, not written again.
   func mirror(_ frame: Frame, origin: Origin, in session: Session, canonicalTouches: UnsafeRawBufferPointer? = nil) {
-    var message: OutgoingMessage?
-    for obs in session.observers
-    where obs.filter.raw && obs.filter.format == .json && obs.filter.wants(source: origin.source) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.touchesJSON(
-            frame, origin: origin, headroom: headroom, canonicalTouches: canonicalTouches), headroom: headroom,
-          supersedable: true, origin: origin)
-      message = m
-      enqueue(m, to: obs)
+    func make() -> OutgoingMessage {
+      OutgoingMessage(
+        ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom, canonicalTouches: canonicalTouches),
+        headroom: headroom, supersedable: true, origin: origin)
     }
+    let message = fanOut(to: session.observers, where: {
+      $0.filter.raw && $0.filter.format == .json && $0.filter.wants(source: origin.source)
+    }, make)
     if cluster != nil {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.touchesJSON(
-            frame, origin: origin, headroom: headroom, canonicalTouches: canonicalTouches), headroom: headroom,
-          supersedable: true, origin: origin)
-      publish(.touches, in: session, source: origin.source, origin: origin, supersedable: true, payload: m)
+      publish(
+        .touches, in: session, source: origin.source, origin: origin, supersedable: true, payload: message ?? make())
     }
   }
 
   func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
-    var message: OutgoingMessage?
-    for obs in session.observers
-    where obs.filter.format == .json && obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom,
-          supersedable: e.state.isSupersedable, origin: origin)
-      message = m
-      enqueue(m, to: obs)
+    func make() -> OutgoingMessage {
+      OutgoingMessage(
+        ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom,
+        supersedable: e.state.isSupersedable, origin: origin)
     }
+    let message = fanOut(to: session.observers, where: {
+      $0.filter.format == .json && $0.filter.wants(source: origin.source) && $0.filter.wants(e.gesture)
+    }, make)
     if cluster != nil {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom,
-          supersedable: e.state.isSupersedable, origin: origin)
       publish(
         .gesture, in: session, source: origin.source, origin: origin, supersedable: e.state.isSupersedable,
-        gesture: e, payload: m)
+        gesture: e, payload: message ?? make())
     }
     if session.tuioObservers > 0 { broadcastGestureTUIO(e, origin: origin, in: session) }
   }
 
   /// `origin` is nil for a state no frame caused (a source's first scene).
   func broadcastScene(_ state: JSONValue, source: String, origin: Origin?, in session: Session) {
-    var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.wants(source: source) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.scene(source: source, state: state, origin: origin, headroom: headroom),
-          headroom: headroom, supersedable: true, at: now)
-      message = m
-      enqueue(m, to: obs)
+    func make() -> OutgoingMessage {
+      OutgoingMessage(
+        ServerMessage.scene(source: source, state: state, origin: origin, headroom: headroom),
+        headroom: headroom, supersedable: true, at: now)
     }
+    let message = fanOut(to: session.observers, where: { $0.filter.wants(source: source) }, make)
     if cluster != nil {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.scene(source: source, state: state, origin: origin, headroom: headroom),
-          headroom: headroom, supersedable: true, at: now)
       publish(
-        .scene, in: session, source: source, origin: origin, supersedable: true, payload: m,
+        .scene, in: session, source: source, origin: origin, supersedable: true, payload: message ?? make(),
         extra: ServerMessage.sceneState(state))
     }
   }
 
   func broadcastSourceEvent(_ event: String, _ info: SourceInfo, in session: Session) {
-    var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.wants(source: info.id) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false,
-          at: now)
-      message = m
-      enqueue(m, to: obs)
+    func make() -> OutgoingMessage {
+      OutgoingMessage(
+        ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false,
+        at: now)
     }
+    let message = fanOut(to: session.observers, where: { $0.filter.wants(source: info.id) }, make)
     if cluster != nil {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false,
-          at: now)
       publish(
-        .source, in: session, source: info.id, origin: nil, supersedable: false, arg: event, payload: m,
+        .source, in: session, source: info.id, origin: nil, supersedable: false, arg: event, payload: message ?? make(),
         extra: ServerMessage.sourceInfoJSON(info))
     }
   }
