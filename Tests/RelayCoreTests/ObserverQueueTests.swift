@@ -86,11 +86,63 @@ import Testing
     #expect(q.isEmpty)
   }
 
+  /// The queue against the rules written plainly (an array, searched): the same outcome for
+  /// every push, the same message for every pop, the same drops, over random runs that keep
+  /// the queue near empty (where a lone message bypasses the arrays) and near full.
+  @Test(arguments: [(1, 1), (1, 3), (2, 2), (3, 8)])
+  func matchesThePlainRules(capacity: Int, hardLimit: Int) {
+    var q = ObserverQueue(capacity: capacity, hardLimit: hardLimit)
+    var plain: [(n: Int, supersedable: Bool)] = []
+    var plainDropped = 0
+    var rng = SplitMix(seed: UInt64(capacity * 31 + hardLimit))
+    for i in 0..<20_000 {
+      // Runs of pushes and pops, so the queue empties often and fills often.
+      let pushing = (i / 7) % 2 == 0 ? rng.next() % 4 != 0 : rng.next() % 4 == 0
+      if pushing {
+        let supersedable = rng.next() % 3 != 0
+        var expected = ObserverQueue.Outcome.queued
+        if plain.count >= capacity {
+          if let k = plain.firstIndex(where: \.supersedable) {
+            plain.remove(at: k)
+            plainDropped += 1
+            expected = .queuedWithDrops
+          } else if supersedable {
+            plainDropped += 1
+            #expect(q.push(numbered(i, supersedable: true)) == .queuedWithDrops)
+            continue
+          } else if plain.count >= hardLimit {
+            #expect(q.push(numbered(i, supersedable: false)) == .overflow)
+            continue
+          }
+        }
+        plain.append((i, supersedable))
+        #expect(q.push(numbered(i, supersedable: supersedable)) == expected)
+      } else {
+        #expect(q.pop().map(number) == (plain.isEmpty ? nil : plain.removeFirst().n))
+      }
+      #expect(q.count == plain.count)
+    }
+    #expect(q.totalDropped == plainDropped)
+  }
+
   func numbered(_ i: Int, supersedable: Bool) -> OutgoingMessage {
     OutgoingMessage(withUnsafeBytes(of: i.littleEndian) { Array($0) }, headroom: 0, supersedable: supersedable, at: 0)
   }
 
   func number(_ m: OutgoingMessage) -> Int {
     Int(littleEndian: m.withPayload { $0.loadUnaligned(as: Int.self) })
+  }
+}
+
+/// A small seeded generator, so a failing run can be run again.
+struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
   }
 }

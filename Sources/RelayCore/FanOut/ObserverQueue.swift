@@ -17,6 +17,11 @@ struct ObserverQueue {
   private(set) var dropped = 0
   private(set) var totalDropped = 0
 
+  /// The one message of a queue that held none when it came: an observer that keeps up (every
+  /// observer of a fan-out, as a rule) is written as soon as a message is queued, so most
+  /// messages come and go here without touching the arrays below. Set only while they hold no
+  /// live message; the next push moves it there first, so it stays the oldest.
+  private var solo: OutgoingMessage?
   // FIFO with tombstones: slot k lives at items[k - base]; nil is a dropped message.
   private var items: [OutgoingMessage?] = []
   private var head = 0
@@ -34,6 +39,15 @@ struct ObserverQueue {
   var isEmpty: Bool { count == 0 }
 
   mutating func push(_ m: OutgoingMessage) -> Outcome {
+    if count == 0 {
+      solo = m
+      count = 1
+      return .queued
+    }
+    if let first = solo {
+      solo = nil
+      append(first)
+    }
     var outcome = Outcome.queued
     if count >= capacity {
       if dropOldestSupersedable() {
@@ -48,14 +62,23 @@ struct ObserverQueue {
       }
     }
     if items.count - head > 2 * hardLimit { squeezeTombstones() }
-    let slot = base + items.count
-    items.append(m)
-    if m.supersedable { supersedableSlots.append(slot) }
+    append(m)
     count += 1
     return outcome
   }
 
+  private mutating func append(_ m: OutgoingMessage) {
+    let slot = base + items.count
+    items.append(m)
+    if m.supersedable { supersedableSlots.append(slot) }
+  }
+
   mutating func pop() -> OutgoingMessage? {
+    if let m = solo {
+      solo = nil
+      count -= 1
+      return m
+    }
     while head < items.count {
       let m = items[head]
       items[head] = nil
@@ -99,7 +122,7 @@ struct ObserverQueue {
   }
 
   /// Slots held, live or dropped: at most about twice `hardLimit`, popped or not.
-  var heldSlots: Int { items.count - head }
+  var heldSlots: Int { items.count - head + (solo == nil ? 0 : 1) }
 
   /// A queue nobody pops (a stalled observer's) still drops and appends, and `pop`'s
   /// compaction never runs: without this its tombstones, 16 bytes a message, would pile up
