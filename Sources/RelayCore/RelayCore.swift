@@ -120,7 +120,11 @@ public final class RelayCore {
   public func drainOutputs(_ body: (Peer) -> Void) {
     while !outputs.isEmpty {
       swap(&outputs, &drainingOutputs)
-      for peer in drainingOutputs { body(peer) }
+      do {
+        // Its own copy, ended before the removal below, which then keeps the storage.
+        let peers = drainingOutputs
+        peers.forEachBorrowed(body)
+      }
       drainingOutputs.removeAll(keepingCapacity: true)
     }
   }

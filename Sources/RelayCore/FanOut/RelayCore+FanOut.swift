@@ -23,7 +23,7 @@ extension RelayCore {
   func fanOut(to observers: [Peer], where wants: (Peer) -> Bool, _ make: () -> OutgoingMessage) -> OutgoingMessage? {
     guard let first = observers.firstIndex(where: wants) else { return nil }
     let m = make()
-    for obs in observers[first...] where wants(obs) { enqueue(m, to: obs) }
+    observers.forEachBorrowed(from: first) { obs in if wants(obs) { enqueue(m, to: obs) } }
     return m
   }
 
