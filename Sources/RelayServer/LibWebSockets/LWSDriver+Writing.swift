@@ -83,7 +83,7 @@ extension LWSDriver {
     } else if let m = core.nextMessage(for: peer) {
       if writeAlone(m, link) < 0 { return -1 }
       link.inFlight = m
-      if config.metrics { metrics.deliveryLatency.record(nanoseconds: nowNanoseconds() - m.createdAt) }
+      if config.metrics { recordLatency(nowNanoseconds() - m.createdAt) }
       wrote = true
     }
     if wrote {
@@ -96,6 +96,13 @@ extension LWSDriver {
       return -1
     }
     return 0
+  }
+
+  /// One observation of the delivery latency. The histogram is borrowed, not retained and
+  /// released around the call (a pair per delivery): the metrics hold it for the server's life.
+  @inline(__always)
+  private func recordLatency(_ nanoseconds: Int64) {
+    Unmanaged.passUnretained(metrics.deliveryLatency)._withUnsafeGuaranteedRef { $0.record(nanoseconds: nanoseconds) }
   }
 
   enum BatchWrite { case nothing, wrote, failed }
@@ -116,7 +123,7 @@ extension LWSDriver {
     guard let first = core.nextMessage(for: link.peer) else { return .nothing }
     if !link.peer.hasPendingOutput, first.headroom >= headroom {
       if writeAlone(first, link) < 0 { return .failed }
-      if config.metrics { metrics.deliveryLatency.record(nanoseconds: nowNanoseconds() - first.createdAt) }
+      if config.metrics { recordLatency(nowNanoseconds() - first.createdAt) }
       return .wrote
     }
     batch.removeAll()
@@ -135,7 +142,7 @@ extension LWSDriver {
     // this write: they are one delivery for the latency histogram, not one per message.
     var cause = Int64.min
     for since in batchedSince where since != cause {
-      metrics.deliveryLatency.record(nanoseconds: now - since)
+      recordLatency(now - since)
       cause = since
     }
     return .wrote
