@@ -3,14 +3,17 @@
 is doing, so a change of a few per cent shows where timed runs cannot see it.
 
   tools/bench/instructions.py BINARY [BINARY ...] [--sources 30] [--seconds 10]
-                              [--samples-per-message N] [-- server flags]
+                              [--samples-per-message N] [--fan-out N] [-- server flags]
 
 Each server (debug info stripped into a copy: valgrind 3.19 cannot read Swift's DWARF 5) runs
 under `valgrind --tool=callgrind` on loopback while touch-load (`.build-bench`, not under
 valgrind) sends SOURCES x 60 Hz with idle frames, one raw observer each, for SECONDS. Prints the
 instructions of the whole process and of the service loop (`ev_run` inclusive: every callback,
 the core and the writes, without start-up) per frame sent, and writes the callgrind files to
-tools/bench/results/ for `callgrind_annotate`. Takes about 30 s per binary."""
+tools/bench/results/ for `callgrind_annotate`. Takes about 30 s per binary.
+
+With `--fan-out N`: one source at 120 Hz to N raw observers of its session instead (the bench's
+fan-out shape), counted per delivery (a message that reached an observer)."""
 import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -18,27 +21,32 @@ LOAD = os.path.join(ROOT, ".build-bench", "release", "touch-load")
 RESULTS = os.path.join(ROOT, "tools", "bench", "results")
 
 
-def count(binary, sources, seconds, flags, tag, tmp, samples_per_message=1):
+def count(binary, sources, seconds, flags, tag, tmp, samples_per_message=1, fan_out=0):
     stripped = os.path.join(tmp, f"touch-relay-{tag}")
     shutil.copy(binary, stripped)
     subprocess.run(["strip", "--strip-debug", stripped], check=True)
     out = os.path.join(RESULTS, f"callgrind-{tag}.out")
+    # A fan-out's observers all come from loopback: the per-address and per-session caps are
+    # lifted as the bench lifts them.
+    caps = ["--max-observers-per-session", "100000", "--max-connections-per-address", "100000"] if fan_out else []
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", stripped, "--host", "127.0.0.1",
-         "--port", "0", *flags], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+         "--port", "0", *caps, *flags], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = server.stdout.readline()
         m = re.search(r"ws://127\.0\.0\.1:(\d+)", line)
         if not m:
             sys.exit(f"instructions: no port in the server's first line: {line!r}")
         report = os.path.join(tmp, f"load-{tag}.json")
-        subprocess.run([LOAD, "--url", f"ws://127.0.0.1:{m.group(1)}", "-c", str(sources), "-r", "60",
-                        "--sessions", str(sources), "--observers", "1", "--raw", "--send-idle",
+        shape = (["-c", "1", "-r", "120", "--observers", str(fan_out), "--threads", "1"] if fan_out else
+                 ["-c", str(sources), "-r", "60", "--sessions", str(sources), "--observers", "1"])
+        subprocess.run([LOAD, "--url", f"ws://127.0.0.1:{m.group(1)}", *shape, "--raw", "--send-idle",
                         "-d", f"{seconds}s", "--samples-per-message", str(samples_per_message),
                         "--json", report, "-q"], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(report) as f:
-            frames = json.load(f)["framesSent"]
+            run = json.load(f)
+        frames = run["messagesReceived"] if fan_out else run["framesSent"]
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=120)
@@ -59,6 +67,8 @@ def main():
     p.add_argument("--seconds", type=int, default=10)
     p.add_argument("--samples-per-message", type=int, default=1,
                    help="touch-load's: the same 60 Hz of samples, N to a frames message")
+    p.add_argument("--fan-out", type=int, default=0, metavar="N",
+                   help="one source at 120 Hz to N raw observers; counted per delivery")
     args = p.parse_args(argv)
     if not os.path.exists(LOAD):
         sys.exit(f"instructions: build touch-load first ({LOAD}): tools/bench/run builds it")
@@ -66,10 +76,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for i, binary in enumerate(args.binaries):
             total, loop, frames = count(binary, args.sources, args.seconds, flags, str(i), tmp,
-                                        args.samples_per_message)
+                                        args.samples_per_message, args.fan_out)
             per_loop = f"{loop / frames:,.0f}" if loop else "?"
-            print(f"{binary}: {frames:,} frames; per frame: {total / frames:,.0f} instructions in all, "
-                  f"{per_loop} in the service loop (results/callgrind-{i}.out)", flush=True)
+            unit = "deliveries" if args.fan_out else "frames"
+            print(f"{binary}: {frames:,} {unit}; per {unit[:-1] if unit == 'frames' else 'delivery'}: "
+                  f"{total / frames:,.0f} instructions in all, {per_loop} in the service loop "
+                  f"(results/callgrind-{i}.out)", flush=True)
 
 
 if __name__ == "__main__":
