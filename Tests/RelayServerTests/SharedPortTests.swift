@@ -211,7 +211,8 @@ import TouchRelayClient
     await relay.stopAndWait()
     let stoppedAfter = ContinuousClock.now - stopAsked
     let free = try #require(freeAfter, "the port was still listened on 3 s into a 4 s drain")
-    #expect(free < .seconds(1), "\(free)")
+    // Well before the drain's end (4 s); 1 s was once missed by 20 ms on a loaded machine.
+    #expect(free < .seconds(2), "\(free)")
     // Rarely the stalled socket is let go of at once; then the port was free anyway.
     if stoppedAfter < .seconds(3) {
       Issue.record("the drain ended after \(stoppedAfter): not checked", severity: .warning)
