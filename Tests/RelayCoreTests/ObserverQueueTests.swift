@@ -94,12 +94,13 @@ import Testing
     var q = ObserverQueue(capacity: capacity, hardLimit: hardLimit)
     var plain: [(n: Int, supersedable: Bool)] = []
     var plainDropped = 0
-    var rng = SplitMix(seed: UInt64(capacity * 31 + hardLimit))
     for i in 0..<20_000 {
+      // A fixed, scrambled sequence (Fibonacci hashing of i): the same run every time.
+      let bits = UInt64(i + capacity * 31 + hardLimit) &* 0x9E37_79B9_7F4A_7C15
       // Runs of pushes and pops, so the queue empties often and fills often.
-      let pushing = (i / 7) % 2 == 0 ? rng.next() % 4 != 0 : rng.next() % 4 == 0
+      let pushing = (i / 7) % 2 == 0 ? bits >> 62 != 0 : bits >> 62 == 0
       if pushing {
-        let supersedable = rng.next() % 3 != 0
+        let supersedable = (bits >> 56) % 3 != 0
         var expected = ObserverQueue.Outcome.queued
         if plain.count >= capacity {
           if let k = plain.firstIndex(where: \.supersedable) {
@@ -134,15 +135,3 @@ import Testing
   }
 }
 
-/// A small seeded generator, so a failing run can be run again.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
