@@ -78,8 +78,8 @@ def main():
             total, loop, frames = count(binary, args.sources, args.seconds, flags, str(i), tmp,
                                         args.samples_per_message, args.fan_out)
             per_loop = f"{loop / frames:,.0f}" if loop else "?"
-            unit = "deliveries" if args.fan_out else "frames"
-            print(f"{binary}: {frames:,} {unit}; per {unit[:-1] if unit == 'frames' else 'delivery'}: "
+            unit, one = ("deliveries", "delivery") if args.fan_out else ("frames", "frame")
+            print(f"{binary}: {frames:,} {unit}; per {one}: "
                   f"{total / frames:,.0f} instructions in all, {per_loop} in the service loop "
                   f"(results/callgrind-{i}.out)", flush=True)
 
