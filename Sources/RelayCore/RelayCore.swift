@@ -30,6 +30,9 @@ public final class RelayCore {
   /// being handed over (both reused).
   @exclusivity(unchecked) var outputs: [Peer] = []
   @exclusivity(unchecked) private var drainingOutputs: [Peer] = []
+  /// Every source's compact frames are read into this one, so its touch array is allocated
+  /// once, not per frame (`MessageDecoder.compactFrame(_:into:)`).
+  @exclusivity(unchecked) private var incomingFrame = Frame(seq: 0, t: 0, touches: [])
   /// Lent to every source's engine in turn, so its lists stay in the cache (see `FrameScratch`).
   @exclusivity(unchecked) private var frameScratch = FrameScratch()
   /// Plain counters for `/metrics`, read by the driver when scraped.
@@ -212,9 +215,8 @@ public final class RelayCore {
     counters.bytesIn += bytes.count
     if configuration.record, peer.role == .source { emit(.record(peer, .message(Array(bytes), rt: rt))) }
     peer.source?.engine.prefetch()
-    if peer.role == .source, let (frame, touches) = decoder.compactFrame(bytes) {
-      let text = touches.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
-      return handleFrame(frame, canonicalTouches: text, from: peer, rt: rt)
+    if peer.role == .source, let text = decoder.compactFrame(bytes, into: &incomingFrame) {
+      return handleFrame(incomingFrame, text: text, from: peer, rt: rt)
     }
     switch decoder.decode(bytes) {
     case .failure(let e):
@@ -247,16 +249,14 @@ public final class RelayCore {
   /// A `frame` from a source, the message that comes 60 to 240 times a second: the same rules
   /// as `handleSource`, without a decoded `ClientMessage` in between (each copy and destroy of
   /// one, and of the `Result` around it, went through their types' generic value witnesses).
-  /// `canonicalTouches`: its `touches` text, when the mirror may copy it (see `mirror`).
-  private func handleFrame(
-    _ frame: Frame, canonicalTouches: UnsafeRawBufferPointer?, from peer: Peer, rt: Double
-  ) {
+  /// `text`: the parts of its text the mirror may copy (see `mirror`).
+  private func handleFrame(_ frame: Frame, text: FrameText, from peer: Peer, rt: Double) {
     guard let state = peer.source, state.validator.saidHello else {
       return handleSource(.frame(frame), from: peer, rt: rt)
     }
     // A refused frame leaves the validator as it was.
     if let rejection = state.validator.accept(sample: frame) { return sendError(rejection, to: peer) }
-    take(frame, canonicalTouches: canonicalTouches, from: peer, state, rt: rt)
+    take(frame, text: text, from: peer, state, rt: rt)
   }
 
   private func handleSource(_ message: ClientMessage, from peer: Peer, rt: Double) {
@@ -307,7 +307,7 @@ public final class RelayCore {
   /// A frame that passed the validator: through the rate limit to the raw observers and the
   /// engine; `arming`: re-arm the source's timer after it (see `arm`).
   private func take(
-    _ frame: Frame, canonicalTouches: UnsafeRawBufferPointer? = nil, from peer: Peer, _ state: SourceState,
+    _ frame: Frame, text: FrameText = FrameText(), from peer: Peer, _ state: SourceState,
     rt: Double, arming: Bool = true
   ) {
     // A refused frame has advanced the validator's state, as any frame the source sent; the
@@ -319,7 +319,7 @@ public final class RelayCore {
     state.clockOffset = rt - frame.t
     let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
     state.engine.prefetchBuffers()
-    mirror(frame, origin: origin, in: peer.session, canonicalTouches: canonicalTouches)
+    mirror(frame, origin: origin, in: peer.session, text: text)
     mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
     counters.framesIn += 1
     // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record

@@ -17,6 +17,9 @@ struct CompactFrameReader {
   /// write for the values read (members in the writer's order, numbers in its form): the
   /// mirror then copies it instead of writing it again.
   private var canonicalTouches: Range<Int>?
+  /// Where `"seq":…,"t":…` is, when both come in that order, next to each other, and their
+  /// numbers are in the writer's form: the mirror copies that too.
+  private var canonicalHead: Range<Int>?
   /// Whether the number just read is written by `JSONWriter.number` with the same text.
   private var numberIsCanonical = false
 
@@ -26,13 +29,22 @@ struct CompactFrameReader {
     return reader.message()
   }
 
-  /// The frame, if the message is a `frame` in the compact shape, and where its `touches`
-  /// array is if that text is what the server would write for it (see `canonicalTouches`).
-  static func frame(_ bytes: UnsafeRawBufferPointer, limits: Limits) -> (frame: Frame, canonicalTouches: Range<Int>?)? {
-    guard var reader = CompactFrameReader(bytes, limits: limits),
-      reader.s.consume(#"{"type":"frame",""#), let frame = reader.members(), reader.s.atEnd
-    else { return nil }
-    return (frame, reader.canonicalTouches)
+  /// Reads the message into `frame` if it is a `frame` in the compact shape, and says which
+  /// parts of its text are what the server would write for them (see `canonicalTouches` and
+  /// `canonicalHead`); nil, with `frame` left in no particular state, if it is not. The
+  /// frame's touch array is emptied and refilled, so a caller that keeps one frame for every
+  /// message reuses its storage.
+  static func frame(_ bytes: UnsafeRawBufferPointer, limits: Limits, into frame: inout Frame) -> FrameText? {
+    guard var reader = CompactFrameReader(bytes, limits: limits), reader.s.consume(#"{"type":"frame",""#) else {
+      return nil
+    }
+    frame.touches.removeAll(keepingCapacity: true)
+    guard let (seq, t) = reader.members(into: &frame.touches), reader.s.atEnd else { return nil }
+    frame.seq = seq
+    frame.t = t
+    return FrameText(
+      head: reader.canonicalHead.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) },
+      touches: reader.canonicalTouches.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) })
   }
 
   /// A reader at the start of `bytes`, or nil when the limits are the full decoder's to judge:
@@ -46,18 +58,20 @@ struct CompactFrameReader {
   private mutating func message() -> ClientMessage? {
     guard s.consume(#"{"type":"frame"#) else { return nil }
     if s.consume(#"",""#) {
-      guard let frame = members(), s.atEnd else { return nil }
-      return .frame(frame)
+      var touches: [TouchPoint] = []
+      guard let (seq, t) = members(into: &touches), s.atEnd else { return nil }
+      return .frame(Frame(seq: seq, t: t, touches: touches))
     }
     guard s.consume(#"s","frames":["#) else { return nil }
     var samples: [Result<Frame, ProtocolError>] = []
     if !s.consume("]") {
       samples.reserveCapacity(8)
       repeat {
-        guard samples.count < limits.maxFramesPerMessage, s.consume(#"{""#), let frame = members() else {
-          return nil
-        }
-        samples.append(.success(frame))
+        var touches: [TouchPoint] = []
+        guard samples.count < limits.maxFramesPerMessage, s.consume(#"{""#),
+          let (seq, t) = members(into: &touches)
+        else { return nil }
+        samples.append(.success(Frame(seq: seq, t: t, touches: touches)))
       } while s.consume(",")
       guard s.consume("]") else { return nil }
     }
@@ -65,13 +79,18 @@ struct CompactFrameReader {
     return .frames(samples)
   }
 
-  /// `seq`, `t` and `touches`, read from just after a member name's opening quote up to and
-  /// including the object's closing brace.
-  private mutating func members() -> Frame? {
+  /// `seq`, `t` and `touches` (appended to `list`, which is empty), read from just after a
+  /// member name's opening quote up to and including the object's closing brace.
+  private mutating func members(into list: inout [TouchPoint]) -> (seq: Int64, t: Double)? {
     var seq: Int64?
     var t: Double?
-    var touches: [TouchPoint]?
+    var hasTouches = false
+    // Where `"seq":…` starts and ends if its number is the writer's; then `t`'s end, if it
+    // follows at once and is the writer's too.
+    var seqText: Range<Int>?
+    var head: Range<Int>?
     repeat {
+      let name = s.index - 1
       // Dispatched on the name's first byte, then matched whole.
       switch s.peek() {
       case UInt8(ascii: "s"):
@@ -79,30 +98,32 @@ struct CompactFrameReader {
           Double(Int64(v)) == v
         else { return nil }
         seq = Int64(v)
+        if numberIsCanonical { seqText = name..<s.index }
       case UInt8(ascii: "t"):
         if s.consume(#"t":"#) {
           guard t == nil, let v = number() else { return nil }
           t = v
+          if numberIsCanonical, let seqText, seqText.upperBound + 1 == name { head = seqText.lowerBound..<s.index }
         } else {
-          guard touches == nil, s.consume(#"touches":["#) else { return nil }
+          guard !hasTouches, s.consume(#"touches":["#) else { return nil }
           let open = s.index - 1
-          guard let (list, canonical) = touchList() else { return nil }
-          touches = list
+          guard let canonical = touchList(into: &list) else { return nil }
+          hasTouches = true
           canonicalTouches = canonical ? open..<s.index : nil
         }
       default:
         return nil
       }
     } while s.consume(#",""#)
-    guard s.consume("}"), let seq, let t, let touches else { return nil }
-    return Frame(seq: seq, t: t, touches: touches)
+    guard s.consume("}"), let seq, let t, hasTouches else { return nil }
+    canonicalHead = head
+    return (seq, t)
   }
 
-  /// The touches after the opening bracket, through the closing one: within the limit, ids
-  /// distinct.
-  private mutating func touchList() -> ([TouchPoint], canonical: Bool)? {
-    var list: [TouchPoint] = []
-    if s.consume("]") { return (list, true) }
+  /// The touches after the opening bracket, through the closing one, appended to `list`
+  /// (empty): within the limit, ids distinct. Whether their text is the writer's.
+  private mutating func touchList(into list: inout [TouchPoint]) -> Bool? {
+    if s.consume("]") { return true }
     list.reserveCapacity(4)
     var canonical = true
     repeat {
@@ -112,7 +133,7 @@ struct CompactFrameReader {
       canonical = canonical && inOrder
     } while s.consume(",")
     guard s.consume("]") else { return nil }
-    return (list, canonical)
+    return canonical
   }
 
   /// One touch, from just after its first member name's opening quote, and whether its text

@@ -186,6 +186,13 @@ public struct JSONWriter: ~Copyable {
     put(value.bindMemory(to: UInt8.self))
   }
 
+  /// Members of the open object that are JSON already (`"a":1,"b":2`, checked by whoever
+  /// made them), copied as they are; the next member follows them with a comma.
+  public mutating func members(_ text: UnsafeRawBufferPointer) {
+    separate()
+    put(text.bindMemory(to: UInt8.self))
+  }
+
   public mutating func bool(_ b: Bool) {
     separate()
     raw(b ? "true" : "false")

@@ -27,11 +27,20 @@ public struct MessageDecoder: Sendable {
 
   /// The message as a frame, if it is a `frame` in the compact shape every client writes
   /// (`CompactFrameReader`); nil means only that `decode` must read it. The server's hot path:
-  /// no `Result` or `ClientMessage` to build and destroy around the frame. `canonicalTouches`
-  /// is where the `touches` array is in `bytes` when that text is exactly what the server
-  /// writes for those touches, so the mirror can copy it (`ServerMessage.touchesJSON`).
-  public func compactFrame(_ bytes: UnsafeRawBufferPointer) -> (frame: Frame, canonicalTouches: Range<Int>?)? {
-    CompactFrameReader.frame(bytes, limits: limits)
+  /// no `Result` or `ClientMessage` to build and destroy around the frame, and the touch array
+  /// of `frame` (one the caller keeps for every message) is refilled in its own storage. The
+  /// answer says which parts of `bytes` are exactly what the server writes for them, so its
+  /// `touches` message can copy them (`ServerMessage.touchesJSON`). On nil, `frame` holds
+  /// nothing meaningful.
+  public func compactFrame(_ bytes: UnsafeRawBufferPointer, into frame: inout Frame) -> FrameText? {
+    CompactFrameReader.frame(bytes, limits: limits, into: &frame)
+  }
+
+  /// `compactFrame(_:into:)` into a new frame.
+  public func compactFrame(_ bytes: UnsafeRawBufferPointer) -> (frame: Frame, text: FrameText)? {
+    var frame = Frame(seq: 0, t: 0, touches: [])
+    guard let text = compactFrame(bytes, into: &frame) else { return nil }
+    return (frame, text)
   }
 
   /// The message read token by token, without the compact reader's fast path: what `decode`

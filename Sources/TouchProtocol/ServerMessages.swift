@@ -186,19 +186,19 @@ public enum ServerMessage {
 
   /// `touches` as its writer, for a caller that takes the buffer over (`takeBuffer`) rather
   /// than copy it into an array: the server, once per frame.
-  /// `canonicalTouches`: the frame's `touches` array as the source sent it, when that text is
-  /// what `write(_: [TouchPoint], _:)` would write (`MessageDecoder.compactFrame` says so):
-  /// copied instead of written again.
+  /// `text`: the parts of the source's message that are what this would write for `frame`
+  /// (`MessageDecoder.compactFrame` says which), copied instead of written again; `origin`
+  /// must then carry the frame's `seq` and `t`.
   public static func touchesJSON(
-    _ frame: Frame, origin: Origin, headroom: Int = 0, canonicalTouches: UnsafeRawBufferPointer? = nil
+    _ frame: Frame, origin: Origin, headroom: Int = 0, text: FrameText = FrameText()
   ) -> JSONWriter {
-    var w = JSONWriter(headroom: headroom, capacity: 96 + (canonicalTouches?.count ?? 64 * frame.touches.count))
+    var w = JSONWriter(headroom: headroom, capacity: 96 + (text.touches?.count ?? 64 * frame.touches.count))
     w.beginObject()
     w.key("type")
     w.string(literal: "touches")
-    write(origin, &w)
+    write(origin, &w, head: text.head)
     w.key("touches")
-    if let canonicalTouches { w.json(canonicalTouches) } else { write(frame.touches, &w) }
+    if let touches = text.touches { w.json(touches) } else { write(frame.touches, &w) }
     w.endObject()
     return w
   }
@@ -361,13 +361,18 @@ public enum ServerMessage {
     return w.bytes
   }
 
-  static func write(_ origin: Origin, _ w: inout JSONWriter) {
+  /// `head`: `"seq":…,"t":…` as this would write them, copied instead (see `FrameText`).
+  static func write(_ origin: Origin, _ w: inout JSONWriter, head: UnsafeRawBufferPointer? = nil) {
     w.key("source")
     w.string(origin.source)
-    w.key("seq")
-    w.int(origin.seq)
-    w.key("t")
-    w.number(origin.t)
+    if let head {
+      w.members(head)
+    } else {
+      w.key("seq")
+      w.int(origin.seq)
+      w.key("t")
+      w.number(origin.t)
+    }
     w.key("rt")
     w.number(origin.rt)
   }

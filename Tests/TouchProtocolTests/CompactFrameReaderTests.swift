@@ -146,8 +146,8 @@ import Testing
     var copy = message
     return copy.withUTF8 { buffer in
       let bytes = UnsafeRawBufferPointer(buffer)
-      guard let (frame, range) = decoder.compactFrame(bytes) else { return nil }
-      return (frame, range.map { String(decoding: bytes[$0], as: UTF8.self) })
+      guard let (frame, text) = decoder.compactFrame(bytes) else { return nil }
+      return (frame, text.touches.map { String(decoding: $0, as: UTF8.self) })
     }
   }
 
@@ -207,5 +207,101 @@ import Testing
       #expect(canonicalTouches(again)?.1 == ours, "the writer's own text not taken: \(ours)")
     }
     #expect(copied > 500)
+  }
+}
+
+extension CompactFrameReaderTests {
+  /// The `"seq":…,"t":…` text of `message` if `compactFrame` calls it canonical, and the frame.
+  func canonicalHead(_ message: String) -> (Frame, String?)? {
+    var copy = message
+    return copy.withUTF8 { buffer in
+      guard let (frame, text) = decoder.compactFrame(UnsafeRawBufferPointer(buffer)) else { return nil }
+      return (frame, text.head.map { String(decoding: $0, as: UTF8.self) })
+    }
+  }
+
+  /// What the server writes for a frame's `seq` and `t` (`ServerMessage.write(_: Origin, …)`).
+  func writtenHead(_ frame: Frame) -> String {
+    var w = JSONWriter()
+    w.beginObject()
+    w.key("seq")
+    w.int(frame.seq)
+    w.key("t")
+    w.number(frame.t)
+    return String(decoding: w.bytes.dropFirst(), as: UTF8.self)
+  }
+
+  /// Whatever the spelling and order of `seq` and `t`, the text called canonical is byte for
+  /// byte what the server writes for them; the server's own writing of them is called
+  /// canonical.
+  @Test func theSeqAndTTextCalledCanonicalIsTheWritersOwn() throws {
+    var rng = SeededLCG(state: 29)
+    let seqs = ["0", "7", "1.0", "1e2", "9007199254740991", "123456789012", "-0"]
+    var copied = 0
+    for _ in 0..<20_000 {
+      var members = [
+        #""seq":\#(rng.below(2) == 0 ? String(rng.below(1_000_000)) : seqs[rng.below(seqs.count)])"#,
+        #""t":\#(spelling(&rng))"#, #""touches":[]"#,
+      ]
+      if rng.below(4) == 0 { members.swapAt(rng.below(3), rng.below(3)) }
+      let message = #"{"type":"frame",\#(members.joined(separator: ","))}"#
+      guard let (frame, head) = canonicalHead(message) else { continue }
+      if let head {
+        #expect(head == writtenHead(frame), "\(message)")
+        #expect(message.contains(#"{"type":"frame",\#(head),"touches":"#), "not seq then t: \(message)")
+        copied += 1
+      }
+      // Below 1e9 for `t` and 10^15 for `seq` (the reader's own number path), the writer's
+      // numbers are all called canonical.
+      guard frame.t.magnitude < 1e9, frame.seq < 1_000_000_000_000_000 else { continue }
+      let again = #"{"type":"frame",\#(writtenHead(frame)),"touches":[]}"#
+      #expect(canonicalHead(again)?.1 == writtenHead(frame), "the writer's own text not taken: \(again)")
+    }
+    #expect(copied > 2_000)
+  }
+
+  /// The server reads every frame into one `Frame`, refilling its touch array: each answer is
+  /// what a new frame gets, whatever the frame held before (more touches, fewer, a message
+  /// given up on half-way).
+  @Test func readingIntoOneFrameAgreesWithANewFrameEachTime() {
+    var rng = SeededLCG(state: 31)
+    let messages = Self.taken + Self.leftToTheFullDecoder
+    var reused = Frame(seq: 0, t: 0, touches: [])
+    var read = 0
+    for _ in 0..<2_000 {
+      let message = messages[rng.below(messages.count)]
+      var text = message
+      text.withUTF8 { buffer in
+        let bytes = UnsafeRawBufferPointer(buffer)
+        let fresh = decoder.compactFrame(bytes)
+        let answer = decoder.compactFrame(bytes, into: &reused)
+        #expect((answer == nil) == (fresh == nil), "\(message)")
+        guard let fresh, let answer else { return }
+        #expect(reused == fresh.frame, "\(message)")
+        #expect(answer.touches.map(Array.init) == fresh.text.touches.map(Array.init))
+        #expect(answer.head.map(Array.init) == fresh.text.head.map(Array.init))
+        read += 1
+      }
+    }
+    #expect(read > 200)
+  }
+}
+
+extension CompactFrameReaderTests {
+  /// The mirror's `touches` message, made with the parts of the source's text it may copy, is
+  /// byte for byte the one written from the values alone.
+  @Test(arguments: taken + [
+    #"{"type":"frame","seq":12,"t":41510081.625381,"touches":[{"id":2,"phase":"moved","x":1.5,"y":2}]}"#,
+    #"{"type":"frame","t":3.25,"seq":4,"touches":[]}"#,
+  ])
+  func theMirrorWrittenWithCopiedTextIsTheWritersOwn(_ message: String) {
+    var copy = message
+    copy.withUTF8 { buffer in
+      guard let (frame, text) = decoder.compactFrame(UnsafeRawBufferPointer(buffer)) else { return }
+      let origin = Origin(source: "phone-1", seq: frame.seq, t: frame.t, rt: 52_341_234.567891)
+      let copied = ServerMessage.touchesJSON(frame, origin: origin, headroom: 16, text: text).bytes
+      let written = ServerMessage.touchesJSON(frame, origin: origin, headroom: 16).bytes
+      #expect(String(decoding: copied, as: UTF8.self) == String(decoding: written, as: UTF8.self))
+    }
   }
 }

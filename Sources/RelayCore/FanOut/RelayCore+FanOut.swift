@@ -27,12 +27,12 @@ extension RelayCore {
     return m
   }
 
-  /// `canonicalTouches`: the frame's `touches` as the source wrote them, when that text is the
-  /// server's own for them (`MessageDecoder.compactFrame`): copied, not written again.
-  func mirror(_ frame: Frame, origin: Origin, in session: Session, canonicalTouches: UnsafeRawBufferPointer? = nil) {
+  /// `text`: the parts of the source's message that are the server's own text for them
+  /// (`MessageDecoder.compactFrame`): copied, not written again.
+  func mirror(_ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText()) {
     func make() -> OutgoingMessage {
       OutgoingMessage(
-        ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom, canonicalTouches: canonicalTouches),
+        ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom, text: text),
         headroom: headroom, supersedable: true, origin: origin)
     }
     let message = fanOut(to: session.observers, where: {

@@ -60,13 +60,22 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   case .failure(let error): check(!error.message.isEmpty, "error \(error.code) without a message")
   }
   check(decoder.decodeInFull(bytes) == result, "the compact frame reader and the full decoder differ")
-  if let (frame, touches) = decoder.compactFrame(bytes) {
+  if let (frame, text) = decoder.compactFrame(bytes) {
     check(result == .success(.frame(frame)), "compactFrame differs")
-    // The touches text the mirror would copy is the server's own writing of those touches.
-    if let touches {
+    // The texts the mirror would copy are the server's own writing of those values.
+    if let touches = text.touches {
       var w = JSONWriter()
       ServerMessage.write(frame.touches, &w)
-      check(w.bytes.elementsEqual(bytes[touches]), "canonical touches text differs from the writer's")
+      check(w.bytes.elementsEqual(touches), "canonical touches text differs from the writer's")
+    }
+    if let head = text.head {
+      var w = JSONWriter()
+      w.beginObject()
+      w.key("seq")
+      w.int(frame.seq)
+      w.key("t")
+      w.number(frame.t)
+      check(w.bytes.dropFirst().elementsEqual(head), "canonical seq and t text differs from the writer's")
     }
   }
   // The same bytes through the array entry point give the same answer.
