@@ -235,40 +235,40 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// `v` rounded to millionths, half away from zero (as `rounded()`), trailing zeros dropped.
-  /// `|v| < 9e12`, so `v * 1e6` fits an Int64.
+  /// `|v| < 9e12`, so `v * 1e6` fits an Int64 and the whole part has at most 13 digits.
   private mutating func writeMillionths(_ v: Double) {
     let scaled = v * 1e6
     var millionths = Int64(scaled)
     // Exact: a double less its integer part loses no bits.
     let rest = scaled - Double(millionths)
     if rest >= 0.5 {
-      millionths += 1
+      millionths &+= 1
     } else if rest <= -0.5 {
-      millionths -= 1
+      millionths &-= 1
     }
-    if millionths < 0 { put(UInt8(ascii: "-")) }
+    // A sign, 13 digits, the point and six more: one capacity check for all of them.
+    reserve(21)
+    var p = base + count
+    if millionths < 0 {
+      p.initialize(to: UInt8(ascii: "-"))
+      p += 1
+    }
     let magnitude = millionths.magnitude
-    writeUnsigned(magnitude / 1_000_000)
-    let fraction = Int(magnitude % 1_000_000)
-    guard fraction != 0 else { return }
-    // The point and all six digits as three pairs, then the trailing zeros taken back (at
-    // least one digit is not zero): no loop of divisions for the digits or for the zeros.
-    reserve(7)
-    let p = base + count
-    let pairs = Self.digitPairs.utf8Start
-    let high = fraction / 10_000 &* 2
-    let middle = fraction / 100 % 100 &* 2
-    let low = fraction % 100 &* 2
-    p[0] = UInt8(ascii: ".")
-    p[1] = pairs[high]
-    p[2] = pairs[high &+ 1]
-    p[3] = pairs[middle]
-    p[4] = pairs[middle &+ 1]
-    p[5] = pairs[low]
-    p[6] = pairs[low &+ 1]
-    var n = 7
-    while p[n - 1] == UInt8(ascii: "0") { n -= 1 }
-    count += n
+    let whole = magnitude / 1_000_000
+    p = Self.writeDigits(of: whole, at: p)
+    let fraction = Int(truncatingIfNeeded: magnitude &- whole &* 1_000_000)
+    if fraction != 0 {
+      // The point and all six digits as three pairs, then the trailing zeros taken back (at
+      // least one digit is not zero): no loop of divisions for the digits or for the zeros.
+      p.initialize(to: UInt8(ascii: "."))
+      Self.writePair(fraction / 10_000, at: p + 1)
+      Self.writePair(fraction / 100 % 100, at: p + 3)
+      Self.writePair(fraction % 100, at: p + 5)
+      var n = 7
+      while p[n - 1] == UInt8(ascii: "0") { n -= 1 }
+      p += n
+    }
+    count = p - base
   }
 
   public mutating func value(_ v: JSONValue) {
@@ -292,22 +292,14 @@ public struct JSONWriter: ~Copyable {
   }
 
   private mutating func writeInt(_ v: Int64) {
-    if v < 0 { put(UInt8(ascii: "-")) }
-    writeUnsigned(v.magnitude)
-  }
-
-  private mutating func writeUnsigned(_ magnitude: UInt64) {
-    // Ids, counts, radii and most integer parts are one or two digits.
-    if magnitude < 10 { return put(UInt8(truncatingIfNeeded: magnitude) &+ 0x30) }
-    // The digit count by comparisons, so the digits are divided out once (in `writeDigits`).
-    // Callers pass an Int64's magnitude, below 10^19: `power` never overflows.
-    var n = 1
-    var power: UInt64 = 10
-    while n < 19, magnitude >= power {
-      n += 1
-      power &*= 10
+    // A sign and up to 19 digits.
+    reserve(20)
+    var p = base + count
+    if v < 0 {
+      p.initialize(to: UInt8(ascii: "-"))
+      p += 1
     }
-    writeDigits(magnitude, count: n)
+    count = Self.writeDigits(of: v.magnitude, at: p) - base
   }
 
   /// "00" to "99": two digits per division.
@@ -315,23 +307,49 @@ public struct JSONWriter: ~Copyable {
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
   }
 
-  /// The last `n` decimal digits of `value` (zero-padded), written in place last digits first:
-  /// one capacity check for the whole run, two digits per division by the constant 100 (which
-  /// compiles to a multiplication).
-  private mutating func writeDigits(_ value: UInt64, count n: Int) {
-    reserve(n)
-    var value = value
-    var i = count + n
-    let pairs = Self.digitPairs.utf8Start
-    while i - count >= 2 {
-      let (q, r) = value.quotientAndRemainder(dividingBy: 100)
-      i -= 2
-      base[i] = pairs[Int(r) &* 2]
-      base[i + 1] = pairs[Int(r) &* 2 + 1]
-      value = q
+  /// The two digits of `value` (below 100) at `p`, as one store.
+  @inline(__always) private static func writePair(_ value: Int, at p: UnsafeMutablePointer<UInt8>) {
+    let pair = UnsafeRawPointer(digitPairs.utf8Start).loadUnaligned(fromByteOffset: value &* 2, as: UInt16.self)
+    UnsafeMutableRawPointer(p).storeBytes(of: pair, as: UInt16.self)
+  }
+
+  /// The decimal digits of `value` at `p` (room for 20 reserved), returning where they end.
+  /// Ids, counts and most integer parts are one or two digits; longer ones are written last
+  /// digits first, two per division by the constant 100 (a multiplication), into a buffer on
+  /// the stack, then copied: no count of the digits beforehand.
+  @inline(__always) private static func writeDigits(of value: UInt64, at p: UnsafeMutablePointer<UInt8>)
+    -> UnsafeMutablePointer<UInt8>
+  {
+    if value < 10 {
+      p.initialize(to: UInt8(truncatingIfNeeded: value) &+ 0x30)
+      return p + 1
     }
-    if i > count { base[count] = UInt8(truncatingIfNeeded: value % 10) + 0x30 }
-    count += n
+    if value < 100 {
+      writePair(Int(truncatingIfNeeded: value), at: p)
+      return p + 2
+    }
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    return withUnsafeMutableBytes(of: &digits) { buffer in
+      let end = buffer.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self) + buffer.count
+      var i = end
+      var rest = value
+      while rest >= 100 {
+        let (q, r) = rest.quotientAndRemainder(dividingBy: 100)
+        i -= 2
+        writePair(Int(truncatingIfNeeded: r), at: i)
+        rest = q
+      }
+      if rest >= 10 {
+        i -= 2
+        writePair(Int(truncatingIfNeeded: rest), at: i)
+      } else {
+        i -= 1
+        i.initialize(to: UInt8(truncatingIfNeeded: rest) &+ 0x30)
+      }
+      let n = end - i
+      copy(UnsafePointer(i), to: p, n)
+      return p + n
+    }
   }
 
   private mutating func writeString(_ s: String) {
