@@ -46,6 +46,20 @@ import TouchProtocol
     #expect(valid([]))
   }
 
+  /// One byte that cannot start UTF-8, or one two-byte character, at every place in a long
+  /// ASCII text: wherever it falls in the 32- and 8-byte steps, refused and accepted.
+  @Test func findsTheOneNonASCIIByteAnywhereInALongText() {
+    let ascii = Array(#"{"type":"frame","seq":12,"t":3.5,"touches":[{"id":1,"phase":"moved","x":1,"y":2}]}"#.utf8)
+    for place in 0...ascii.count {
+      var bad = ascii
+      bad.insert(0xFF, at: place)
+      #expect(!valid([bad]), "0xFF at \(place)")
+      var good = ascii
+      good.insert(contentsOf: [0xC3, 0xA9], at: place)
+      #expect(valid([good]), "é at \(place)")
+    }
+  }
+
   @Test func refusesWhatIsNot() {
     let bad: [[UInt8]] = [
       [0x80], [0xC0, 0xAF], [0xC1, 0x81], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
