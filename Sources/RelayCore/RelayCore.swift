@@ -30,6 +30,8 @@ public final class RelayCore {
   /// being handed over (both reused).
   @exclusivity(unchecked) var outputs: [Peer] = []
   @exclusivity(unchecked) private var drainingOutputs: [Peer] = []
+  /// Messages written to their last peer, kept to write the next ones into (`recycle`).
+  @exclusivity(unchecked) var messagePool = MessagePool()
   /// Every source's compact frames are read into this one, so its touch array is allocated
   /// once, not per frame (`MessageDecoder.compactFrame(_:into:)`).
   @exclusivity(unchecked) private var incomingFrame = Frame(seq: 0, t: 0, touches: [])
@@ -130,6 +132,13 @@ public final class RelayCore {
       }
       drainingOutputs.removeAll(keepingCapacity: true)
     }
+  }
+
+  /// A message the driver has written to a peer (from `nextMessage(for:)`) and holds no
+  /// more: kept, with its buffer, for a later message if nothing else refers to it
+  /// (`MessagePool`).
+  public func recycle(_ message: consuming OutgoingMessage) {
+    messagePool.recycle(message)
   }
 
   /// Actions or outputs are waiting to be taken (`drainActions`, `drainOutputs`).

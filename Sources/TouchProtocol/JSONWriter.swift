@@ -22,13 +22,32 @@ public struct JSONWriter: ~Copyable {
     count = headroom
   }
 
+  /// A writer over `storage` (`capacity` bytes, allocated as `UnsafeMutableRawPointer` or by
+  /// another writer), which it owns from now on: what an earlier message's buffer is reused
+  /// as, so a message costs no allocation.
+  public init(reusing storage: UnsafeMutableRawPointer, capacity: Int, headroom: Int = 0) {
+    base = storage.bindMemory(to: UInt8.self, capacity: capacity)
+    self.capacity = capacity
+    count = 0
+    reserve(headroom)
+    base.initialize(repeating: 0, count: headroom)
+    count = headroom
+  }
+
   // A writer whose buffer was taken has capacity 0 and owns nothing.
   deinit { if capacity > 0 { base.deallocate() } }
 
   /// Hands the buffer over without copying it: everything written, headroom included. The
   /// caller deallocates it (`deallocate()`).
   public consuming func takeBuffer() -> UnsafeMutableRawBufferPointer {
-    let taken = UnsafeMutableRawBufferPointer(start: base, count: count)
+    takeStorage().written
+  }
+
+  /// Hands the buffer over without copying it: what was written (headroom included) and the
+  /// whole buffer's size, for a later `init(reusing:capacity:headroom:)`. The caller
+  /// deallocates it (`deallocate()` on `written`).
+  public consuming func takeStorage() -> (written: UnsafeMutableRawBufferPointer, capacity: Int) {
+    let taken = (UnsafeMutableRawBufferPointer(start: base, count: count), capacity)
     capacity = 0
     return taken
   }

@@ -185,14 +185,26 @@ public enum ServerMessage {
   }
 
   /// `touches` as its writer, for a caller that takes the buffer over (`takeBuffer`) rather
-  /// than copy it into an array: the server, once per frame.
+  /// than copy it into an array.
   /// `text`: the parts of the source's message that are what this would write for `frame`
   /// (`MessageDecoder.compactFrame` says which), copied instead of written again; `origin`
   /// must then carry the frame's `seq` and `t`.
   public static func touchesJSON(
     _ frame: Frame, origin: Origin, headroom: Int = 0, text: FrameText = FrameText()
   ) -> JSONWriter {
-    var w = JSONWriter(headroom: headroom, capacity: 96 + (text.touches?.count ?? 64 * frame.touches.count))
+    var w = JSONWriter(headroom: headroom, capacity: touchesCapacity(frame, text: text))
+    write(frame, origin: origin, text: text, &w)
+    return w
+  }
+
+  /// About what `touches` needs, so a new writer need not grow.
+  public static func touchesCapacity(_ frame: Frame, text: FrameText = FrameText()) -> Int {
+    96 + (text.touches?.count ?? 64 * frame.touches.count)
+  }
+
+  /// `touches` into `w` (see `touchesJSON`): the server, once per frame, into a buffer it
+  /// reuses.
+  public static func write(_ frame: Frame, origin: Origin, text: FrameText = FrameText(), _ w: inout JSONWriter) {
     w.beginObject()
     w.key("type")
     w.string(literal: "touches")
@@ -200,7 +212,6 @@ public enum ServerMessage {
     w.key("touches")
     if let touches = text.touches { w.json(touches) } else { write(frame.touches, &w) }
     w.endObject()
-    return w
   }
 
   /// A `touches` array as both a client's `frame` and the server's mirror carry it.
@@ -239,7 +250,16 @@ public enum ServerMessage {
 
   /// `gesture` as its writer (see `touchesJSON`).
   public static func gestureJSON(_ e: GestureEvent, origin: Origin, headroom: Int = 0) -> JSONWriter {
-    var w = JSONWriter(headroom: headroom, capacity: 512)
+    var w = JSONWriter(headroom: headroom, capacity: gestureCapacity)
+    write(e, origin: origin, &w)
+    return w
+  }
+
+  /// About what a `gesture` message needs.
+  public static var gestureCapacity: Int { 512 }
+
+  /// `gesture` into `w` (see `write(_: Frame, …)`).
+  public static func write(_ e: GestureEvent, origin: Origin, _ w: inout JSONWriter) {
     w.beginObject()
     w.key("type")
     w.string(literal: "gesture")
@@ -309,7 +329,6 @@ public enum ServerMessage {
       w.endArray()
     }
     w.endObject()
-    return w
   }
 
   /// A scene's state; `origin` is nil for a snapshot not caused by a frame.

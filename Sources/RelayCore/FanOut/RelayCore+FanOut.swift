@@ -31,9 +31,10 @@ extension RelayCore {
   /// (`MessageDecoder.compactFrame`): copied, not written again.
   func mirror(_ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText()) {
     func make() -> OutgoingMessage {
-      OutgoingMessage(
-        ServerMessage.touchesJSON(frame, origin: origin, headroom: headroom, text: text),
-        headroom: headroom, supersedable: true, origin: origin)
+      messagePool.message(
+        headroom: headroom, capacity: ServerMessage.touchesCapacity(frame, text: text), supersedable: true,
+        createdAt: origin.createdAt
+      ) { ServerMessage.write(frame, origin: origin, text: text, &$0) }
     }
     let message = fanOut(to: session.observers, where: {
       $0.filter.raw && $0.filter.format == .json && $0.filter.wants(source: origin.source)
@@ -46,9 +47,10 @@ extension RelayCore {
 
   func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
     func make() -> OutgoingMessage {
-      OutgoingMessage(
-        ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom,
-        supersedable: e.state.isSupersedable, origin: origin)
+      messagePool.message(
+        headroom: headroom, capacity: ServerMessage.gestureCapacity, supersedable: e.state.isSupersedable,
+        createdAt: origin.createdAt
+      ) { ServerMessage.write(e, origin: origin, &$0) }
     }
     let message = fanOut(to: session.observers, where: {
       $0.filter.format == .json && $0.filter.wants(source: origin.source) && $0.filter.wants(e.gesture)

@@ -124,15 +124,19 @@ extension LWSDriver {
     if !link.peer.hasPendingOutput, first.headroom >= headroom {
       if writeAlone(first, link) < 0 { return .failed }
       if config.metrics { recordLatency(nowNanoseconds() - first.createdAt) }
+      // lws has sent the bytes or copied what the socket did not take: the buffer is free.
+      core.recycle(consume first)
       return .wrote
     }
     batch.removeAll()
     defer { batchedSince.removeAll(keepingCapacity: true) }
-    var next: OutgoingMessage? = first
+    var next: OutgoingMessage? = consume first
     while let m = next {
       m.withPayload { batch.appendText($0, binary: m.isBinary) }
       batchedSince.append(m.createdAt)
       next = batch.byteCount < config.writeBatchBytes ? core.nextMessage(for: link.peer) : nil
+      // Copied into the batch: its buffer is free.
+      core.recycle(consume m)
     }
     // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
     if lws_write(link.wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return .failed }
