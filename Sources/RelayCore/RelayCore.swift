@@ -326,7 +326,7 @@ public final class RelayCore {
     state.lastT = frame.t
     state.lastRT = rt
     state.clockOffset = rt - frame.t
-    let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt)
+    let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt, sourceMember: state.sourceMember)
     state.engine.prefetchBuffers()
     mirror(frame, origin: origin, in: peer.session, text: text)
     mirrorTUIO(frame, origin: origin, state: state, in: peer.session)

@@ -21,11 +21,21 @@ public struct Origin: Sendable, Equatable {
   public var t: Double
   /// Server receive time (server monotonic ms).
   public var rt: Double
-  public init(source: String, seq: Int64, t: Double, rt: Double) {
+  /// `"source":…` as `ServerMessage.sourceMember(source)` writes it, when the caller keeps
+  /// that text (the server, per source): copied into each message instead of written again.
+  public var sourceMember: [UInt8]?
+
+  public init(source: String, seq: Int64, t: Double, rt: Double, sourceMember: [UInt8]? = nil) {
     self.source = source
     self.seq = seq
     self.t = t
     self.rt = rt
+    self.sourceMember = sourceMember
+  }
+
+  /// The same origin, whether or not either keeps its source's text.
+  public static func == (a: Origin, b: Origin) -> Bool {
+    a.source == b.source && a.seq == b.seq && a.t == b.t && a.rt == b.rt
   }
 }
 
@@ -380,10 +390,22 @@ public enum ServerMessage {
     return w.bytes
   }
 
+  /// `"source":…` for messages `source` causes (`Origin.sourceMember`).
+  public static func sourceMember(_ source: String) -> [UInt8] {
+    var w = JSONWriter()
+    w.key("source")
+    w.string(source)
+    return w.bytes
+  }
+
   /// `head`: `"seq":…,"t":…` as this would write them, copied instead (see `FrameText`).
   static func write(_ origin: Origin, _ w: inout JSONWriter, head: UnsafeRawBufferPointer? = nil) {
-    w.key("source")
-    w.string(origin.source)
+    if let member = origin.sourceMember {
+      member.withUnsafeBytes { w.members($0) }
+    } else {
+      w.key("source")
+      w.string(origin.source)
+    }
     if let head {
       w.members(head)
     } else {

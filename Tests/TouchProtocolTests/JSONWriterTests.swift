@@ -202,3 +202,20 @@ import Testing
     #expect(String(decoding: w.bytes, as: UTF8.self) == #"["began",""]"#)
   }
 }
+
+extension JSONWriterTests {
+  /// An origin that carries its source's text (`Origin.sourceMember`, kept per source by the
+  /// server) gives the same messages, byte for byte, as one that does not, whatever the id.
+  @Test(arguments: ["s1", "phone \"A\"", "ünï\\cødé", "tab\there"])
+  func aKeptSourceTextWritesTheSameMessages(_ id: String) {
+    let plain = Origin(source: id, seq: 9, t: 18301.5, rt: 697110.25)
+    var kept = plain
+    kept.sourceMember = ServerMessage.sourceMember(id)
+    #expect(kept == plain)
+    let frame = Frame(seq: 9, t: 18301.5, touches: [TouchPoint(id: 1, phase: .moved, x: 121, y: 211.5)])
+    #expect(ServerMessage.touches(frame, origin: kept) == ServerMessage.touches(frame, origin: plain))
+    let tap = GestureEvent(
+      id: 4, gesture: .tap, state: .recognized, t: 18301, x: 121, y: 211, touches: 1, regions: ["red"], taps: 2)
+    #expect(ServerMessage.gesture(tap, origin: kept, headroom: 16) == ServerMessage.gesture(tap, origin: plain, headroom: 16))
+  }
+}

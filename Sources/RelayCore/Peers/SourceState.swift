@@ -23,10 +23,15 @@ public final class SourceState {
   /// velocities and session ids need every frame after that).
   var tuioWriter: TUIOCursorWriter?
 
+  /// `"source":"<id>"`, written once: every message the source causes starts with it. (A
+  /// source's id is given when it joins and never changes.)
+  let sourceMember: [UInt8]
+
   init(info: SourceInfo, engine: any GestureProcessor, frameGate: RateGate) {
     self.info = info
     self.engine = engine
     self.frameGate = frameGate
+    sourceMember = ServerMessage.sourceMember(info.id)
   }
 
   /// The scene's current state, if the source runs one.
@@ -34,6 +39,6 @@ public final class SourceState {
 
   /// The origin stamped on messages caused by this source without a new frame.
   func origin(t: Double, rt: Double) -> Origin {
-    Origin(source: info.id, seq: lastSeq, t: t, rt: rt)
+    Origin(source: info.id, seq: lastSeq, t: t, rt: rt, sourceMember: sourceMember)
   }
 }
