@@ -337,7 +337,7 @@ public final class RelayCore {
     let started = timing?.start() ?? 0
     let out = state.engine.process(frame, scratch: &frameScratch)
     timing?.stop(started: started)
-    deliver(out, from: peer, origin: origin)
+    if let out { deliver(out, from: peer, origin: origin) }
     if arming { arm(peer, state) }
   }
 

@@ -15,8 +15,9 @@ final class EngineProcessor: GestureProcessor {
   var sceneState: JSONValue? { engine.sceneState }
   var nextDeadline: Double? { engine.nextDeadline }
   func update(hello: Hello) -> EngineOutput { engine.update(hello: hello) }
-  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput {
-    engine.process(frame, scratch: &scratch)
+  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput? {
+    let out = engine.process(frame, scratch: &scratch)
+    return out.events.isEmpty && out.errors.isEmpty && out.scene == nil ? nil : out
   }
   func advance(to t: Double) -> EngineOutput { engine.advance(to: t) }
   func cancelAll(at t: Double) -> EngineOutput { engine.cancelAll(at: t) }

@@ -9,8 +9,10 @@ protocol GestureProcessor: AnyObject {
   var sceneState: JSONValue? { get }
   var nextDeadline: Double? { get }
   func update(hello: Hello) -> EngineOutput
-  /// `scratch` is the relay's one `FrameScratch`, lent to every engine in turn.
-  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput
+  /// `scratch` is the relay's one `FrameScratch`, lent to every engine in turn. Nil when the
+  /// frame gave nothing to deliver (always, for the pass-through): most frames, and an empty
+  /// output's three members were each destroyed through their type's value witness.
+  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput?
   func advance(to t: Double) -> EngineOutput
   func cancelAll(at t: Double) -> EngineOutput
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError>

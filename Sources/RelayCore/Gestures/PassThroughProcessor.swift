@@ -6,7 +6,7 @@ final class PassThroughProcessor: GestureProcessor {
   var sceneState: JSONValue? { nil }
   var nextDeadline: Double? { nil }
   func update(hello: Hello) -> EngineOutput { EngineOutput() }
-  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput { EngineOutput() }
+  func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput? { nil }
   func advance(to t: Double) -> EngineOutput { EngineOutput() }
   func cancelAll(at t: Double) -> EngineOutput { EngineOutput() }
   func prefetch() {}
