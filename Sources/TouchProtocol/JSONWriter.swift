@@ -333,9 +333,10 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// The decimal digits of `value` at `p` (room for 20 reserved), returning where they end.
-  /// Ids, counts and most integer parts are one or two digits; longer ones are written last
-  /// digits first, two per division by the constant 100 (a multiplication), into a buffer on
-  /// the stack, then copied: no count of the digits beforehand.
+  /// Ids, counts and most integer parts are one to four digits, written in place; longer ones
+  /// are written last digits first, two per division by the constant 100 (a multiplication),
+  /// into a buffer on the stack, then copied (at least five bytes: no byte loop, which the
+  /// compiler makes a call to `memcpy`): no count of the digits beforehand.
   @inline(__always) private static func writeDigits(of value: UInt64, at p: UnsafeMutablePointer<UInt8>)
     -> UnsafeMutablePointer<UInt8>
   {
@@ -346,6 +347,19 @@ public struct JSONWriter: ~Copyable {
     if value < 100 {
       writePair(Int(truncatingIfNeeded: value), at: p)
       return p + 2
+    }
+    // Coordinates are mostly three or four digits: two pairs, the first possibly one digit.
+    if value < 10_000 {
+      let high = Int(truncatingIfNeeded: value / 100)
+      let low = Int(truncatingIfNeeded: value % 100)
+      if high < 10 {
+        p.initialize(to: UInt8(truncatingIfNeeded: high) &+ 0x30)
+        writePair(low, at: p + 1)
+        return p + 3
+      }
+      writePair(high, at: p)
+      writePair(low, at: p + 2)
+      return p + 4
     }
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
     return withUnsafeMutableBytes(of: &digits) { buffer in
