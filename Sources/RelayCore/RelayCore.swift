@@ -30,6 +30,10 @@ public final class RelayCore {
   /// being handed over (both reused).
   @exclusivity(unchecked) var outputs: [Peer] = []
   @exclusivity(unchecked) private var drainingOutputs: [Peer] = []
+  /// The `touches` message of the frame being taken, once made: the frame's gesture messages
+  /// copy their origin from it (`broadcastGesture`). Set only while a frame is taken, so any
+  /// gesture broadcast meanwhile is that frame's source's, with its `seq` and `rt`.
+  @exclusivity(unchecked) var frameOrigin: FrameOrigin?
   /// Messages written to their last peer, kept to write the next ones into (`recycle`).
   @exclusivity(unchecked) var messagePool = MessagePool()
   /// Every source's compact frames are read into this one, so its touch array is allocated
@@ -338,6 +342,8 @@ public final class RelayCore {
     let out = state.engine.process(frame, scratch: &frameScratch)
     timing?.stop(started: started)
     if let out { deliver(out, from: peer, origin: origin) }
+    // Let the message go: one still referenced after its write is not reused (`MessagePool`).
+    frameOrigin = nil
     if arming { arm(peer, state) }
   }
 

@@ -52,6 +52,9 @@ public struct JSONWriter: ~Copyable {
     return taken
   }
 
+  /// How many bytes are written, headroom included: where the next one goes.
+  public var writtenCount: Int { count }
+
   /// Everything written, headroom included.
   public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 

@@ -213,15 +213,23 @@ public enum ServerMessage {
   }
 
   /// `touches` into `w` (see `touchesJSON`): the server, once per frame, into a buffer it
-  /// reuses.
-  public static func write(_ frame: Frame, origin: Origin, text: FrameText = FrameText(), _ w: inout JSONWriter) {
+  /// reuses. Answers where the origin's members (`"source":…,"rt":…`) are in `w`, for the
+  /// frame's gesture messages to copy (`write(_: GestureEvent, origin:originText:_:)`).
+  @discardableResult
+  public static func write(
+    _ frame: Frame, origin: Origin, text: FrameText = FrameText(), _ w: inout JSONWriter
+  ) -> Range<Int> {
     w.beginObject()
     w.key("type")
     w.string(literal: "touches")
+    // The origin starts after the comma that follows `type`.
+    let originStart = w.writtenCount + 1
     write(origin, &w, head: text.head)
+    let originEnd = w.writtenCount
     w.key("touches")
     if let touches = text.touches { w.json(touches) } else { write(frame.touches, &w) }
     w.endObject()
+    return originStart..<originEnd
   }
 
   /// A `touches` array as both a client's `frame` and the server's mirror carry it.
@@ -268,12 +276,16 @@ public enum ServerMessage {
   /// About what a `gesture` message needs.
   public static var gestureCapacity: Int { 512 }
 
-  /// `gesture` into `w` (see `write(_: Frame, …)`).
-  public static func write(_ e: GestureEvent, origin: Origin, _ w: inout JSONWriter) {
+  /// `gesture` into `w` (see `write(_: Frame, …)`). `originText`: `origin`'s members as a
+  /// `touches` message of the same origin has them (what `write(_: Frame, …)` answers), copied
+  /// instead of written again.
+  public static func write(
+    _ e: GestureEvent, origin: Origin, originText: UnsafeRawBufferPointer? = nil, _ w: inout JSONWriter
+  ) {
     w.beginObject()
     w.key("type")
     w.string(literal: "gesture")
-    write(origin, &w)
+    if let originText { w.members(originText) } else { write(origin, &w) }
     w.key("id")
     w.int(Int64(e.id))
     w.key("gesture")

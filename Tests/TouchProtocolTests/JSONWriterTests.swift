@@ -219,3 +219,27 @@ extension JSONWriterTests {
     #expect(ServerMessage.gesture(tap, origin: kept, headroom: 16) == ServerMessage.gesture(tap, origin: plain, headroom: 16))
   }
 }
+
+extension JSONWriterTests {
+  /// A gesture of a frame's origin, copying that origin's members from the frame's `touches`
+  /// message (as the server does), is byte for byte the gesture written alone.
+  @Test func aGestureCopyingItsFramesOriginIsTheWrittenOne() {
+    for id in ["s1", "phone \"A\""] {
+      for kept in [false, true] {
+        let origin = Origin(
+          source: id, seq: 12, t: 21.296, rt: 52_469_637.039322, sourceMember: kept ? ServerMessage.sourceMember(id) : nil)
+        let frame = Frame(seq: 12, t: 21.296, touches: [TouchPoint(id: 1, phase: .moved, x: 277.7, y: 831.9)])
+        var touches = JSONWriter(headroom: 16)
+        let members = ServerMessage.write(frame, origin: origin, &touches)
+        let pan = GestureEvent(
+          id: 6, gesture: .pan, state: .changed, t: 21.296, x: 240.5, y: 330, touches: 1, regions: ["red"],
+          translation: Vector(x: 40.5, y: -12), velocity: Vector(x: 812.25, y: -240))
+        var copied = JSONWriter(headroom: 16)
+        touches.withUnsafeBytes { bytes in
+          ServerMessage.write(pan, origin: origin, originText: UnsafeRawBufferPointer(rebasing: bytes[members]), &copied)
+        }
+        #expect(copied.bytes == ServerMessage.gesture(pan, origin: origin, headroom: 16))
+      }
+    }
+  }
+}

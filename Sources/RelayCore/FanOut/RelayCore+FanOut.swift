@@ -29,28 +29,37 @@ extension RelayCore {
 
   /// `text`: the parts of the source's message that are the server's own text for them
   /// (`MessageDecoder.compactFrame`): copied, not written again.
+  /// The message made is kept as `frameOrigin` (see there) until the frame is done.
   func mirror(_ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText()) {
+    var originText = 0..<0
     func make() -> OutgoingMessage {
       messagePool.message(
         headroom: headroom, capacity: ServerMessage.touchesCapacity(frame, text: text), supersedable: true,
         createdAt: origin.createdAt
-      ) { ServerMessage.write(frame, origin: origin, text: text, &$0) }
+      ) { originText = ServerMessage.write(frame, origin: origin, text: text, &$0) }
     }
-    let message = fanOut(to: session.observers, where: {
+    var message = fanOut(to: session.observers, where: {
       $0.filter.raw && $0.filter.format == .json && $0.filter.wants(source: origin.source)
     }, make)
     if cluster != nil {
-      publish(
-        .touches, in: session, source: origin.source, origin: origin, supersedable: true, payload: message ?? make())
+      let m = message ?? make()
+      message = m
+      publish(.touches, in: session, source: origin.source, origin: origin, supersedable: true, payload: m)
     }
+    if let message { frameOrigin = FrameOrigin(message: message, members: originText, t: origin.t) }
   }
 
   func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
+    // Most of a frame's gestures have its time: their origin is in its `touches` message.
+    let sameOrigin = frameOrigin.flatMap { $0.t == origin.t ? $0 : nil }
     func make() -> OutgoingMessage {
       messagePool.message(
         headroom: headroom, capacity: ServerMessage.gestureCapacity, supersedable: e.state.isSupersedable,
         createdAt: origin.createdAt
-      ) { ServerMessage.write(e, origin: origin, &$0) }
+      ) { w in
+        let text = sameOrigin.map { UnsafeRawBufferPointer(rebasing: $0.message.bytes[$0.members]) }
+        ServerMessage.write(e, origin: origin, originText: text, &w)
+      }
     }
     let message = fanOut(to: session.observers, where: {
       $0.filter.format == .json && $0.filter.wants(source: origin.source) && $0.filter.wants(e.gesture)
