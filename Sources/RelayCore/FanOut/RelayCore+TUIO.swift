@@ -2,16 +2,6 @@ import OSC
 import TUIO
 import TouchProtocol
 
-extension Session {
-  /// Observers that asked for `format=tuio` (a scan: sessions have few observers of that kind,
-  /// and the JSON fan-out scans them all anyway).
-  var tuioObservers: Int {
-    var n = 0
-    for o in observers where o.filter.format == .tuio { n += 1 }
-    return n
-  }
-}
-
 /// Fan-out to `format=tuio` observers (TUIO out over UDP, `?format=tuio` WebSockets): each
 /// source frame becomes one TUIO 1.1 `/tuio/2Dcur` bundle and each gesture one
 /// `/touchrelay/gesture` message, encoded once for all of them and only when one wants it.
