@@ -268,7 +268,7 @@ public final class RelayCore {
       return handleSource(.frame(frame), from: peer, rt: rt)
     }
     // A refused frame leaves the validator as it was.
-    if let rejection = state.validator.accept(sample: frame) { return sendError(rejection, to: peer) }
+    guard state.validator.takes(frame) else { return sendError(state.validator.rejection(of: frame), to: peer) }
     take(frame, text: text, from: peer, state, rt: rt)
   }
 

@@ -31,14 +31,26 @@ public struct SourceValidator: Sendable {
   /// Accepts or rejects one frame (a `frame` message, or one sample of a `frames` message) of
   /// a source that said hello, updating the state when accepted.
   public mutating func accept(sample f: Frame) -> ProtocolError? {
+    takes(f) ? nil : rejection(of: f)
+  }
+
+  /// `accept(sample:)` without the error: true, and the state updated, for a frame it
+  /// accepts; false, and nothing changed, for one it refuses (`rejection(of:)` says why). The
+  /// server's check of every frame: an optional error is destroyed through its type's value
+  /// witness even when it is nil.
+  public mutating func takes(_ f: Frame) -> Bool {
+    if let last = lastSeq, f.seq <= last { return false }
+    if let last = lastT, f.t < last { return false }
+    lastSeq = f.seq
+    lastT = f.t
+    return true
+  }
+
+  /// Why `takes(_:)` refused `f`.
+  public func rejection(of f: Frame) -> ProtocolError {
     if let last = lastSeq, f.seq <= last {
       return ProtocolError(.seqNotIncreasing, "seq \(f.seq) is not greater than \(last)", seq: f.seq)
     }
-    if let last = lastT, f.t < last {
-      return ProtocolError(.timeBackwards, "t \(f.t) is earlier than the previous frame's \(last)", seq: f.seq)
-    }
-    lastSeq = f.seq
-    lastT = f.t
-    return nil
+    return ProtocolError(.timeBackwards, "t \(f.t) is earlier than the previous frame's \(lastT ?? f.t)", seq: f.seq)
   }
 }
