@@ -278,16 +278,22 @@ public struct JSONWriter: ~Copyable {
     let magnitude = millionths.magnitude
     let whole = magnitude / 1_000_000
     p = Self.writeDigits(of: whole, at: p)
-    let fraction = Int(truncatingIfNeeded: magnitude &- whole &* 1_000_000)
+    // Unsigned 32-bit: divisions by constants are a multiplication and a shift each.
+    let fraction = UInt32(truncatingIfNeeded: magnitude &- whole &* 1_000_000)
     if fraction != 0 {
-      // The point and all six digits as three pairs, then the trailing zeros taken back (at
-      // least one digit is not zero): no loop of divisions for the digits or for the zeros.
+      // The point and all six digits as three pairs; then the trailing zeros taken back (at
+      // least one digit is not zero) by the pairs that are zero, and one digit more if the
+      // last pair kept ends in one: no loop of divisions for the digits or for the zeros.
+      let high = fraction / 10_000
+      let rest = fraction &- high &* 10_000
+      let middle = rest / 100
+      let low = rest &- middle &* 100
       p.initialize(to: UInt8(ascii: "."))
-      Self.writePair(fraction / 10_000, at: p + 1)
-      Self.writePair(fraction / 100 % 100, at: p + 3)
-      Self.writePair(fraction % 100, at: p + 5)
-      var n = 7
-      while p[n - 1] == UInt8(ascii: "0") { n -= 1 }
+      Self.writePair(Int(truncatingIfNeeded: high), at: p + 1)
+      Self.writePair(Int(truncatingIfNeeded: middle), at: p + 3)
+      Self.writePair(Int(truncatingIfNeeded: low), at: p + 5)
+      var n = low != 0 ? 7 : middle != 0 ? 5 : 3
+      if p[n &- 1] == UInt8(ascii: "0") { n &-= 1 }
       p += n
     }
     count = p - base
