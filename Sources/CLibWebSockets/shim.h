@@ -79,6 +79,7 @@ typedef struct tr_loop_hook {
   struct ev_loop *loop;
   void *owner;
   tr_timer_fire fire;
+  int paused;
 } tr_loop_hook;
 
 static inline void tr_loop_hook_cb(struct ev_loop *loop, ev_prepare *w, int revents) {
@@ -101,9 +102,27 @@ static inline void tr_loop_hook_start(tr_loop_hook *h, void *loop, void *owner, 
 
 static inline void tr_loop_hook_stop(tr_loop_hook *h) {
   if (!h->loop) return;
+  if (!h->paused) {
+    ev_ref(h->loop);
+    ev_prepare_stop(h->loop, &h->ev);
+  }
+  h->loop = NULL;
+}
+
+/* Stops calling fire until tr_loop_hook_resume, when there is nothing to tick: a prepare
+ * watcher costs its dispatch on every iteration, two per frame with lws' idle watcher. */
+static inline void tr_loop_hook_pause(tr_loop_hook *h) {
+  if (!h->loop || h->paused) return;
   ev_ref(h->loop);
   ev_prepare_stop(h->loop, &h->ev);
-  h->loop = NULL;
+  h->paused = 1;
+}
+
+static inline void tr_loop_hook_resume(tr_loop_hook *h) {
+  if (!h->loop || !h->paused) return;
+  ev_prepare_start(h->loop, &h->ev);
+  ev_unref(h->loop);
+  h->paused = 0;
 }
 
 /* libev, for --event-loop libev. The server owns the loop ("foreign" to lws): lws then

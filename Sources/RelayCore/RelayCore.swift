@@ -69,21 +69,25 @@ public final class RelayCore {
   @exclusivity(unchecked) public internal(set) var stopping = false
   /// Shutdown is complete; `.finished` was emitted.
   @exclusivity(unchecked) public internal(set) var finished = false
+  // Every timer below tells the driver when there comes to be, or ceases to be, anything to
+  // tick for (`timersChanged`).
   /// When the shutdown drain ends, while it runs.
-  var drainDeadline: Double?
+  var drainDeadline: Double? { didSet { timersChanged() } }
 
   /// The sources' engine deadlines, in server ms (see `DeadlineQueue`).
-  @exclusivity(unchecked) var deadlines = DeadlineQueue<Peer>()
+  @exclusivity(unchecked) var deadlines = DeadlineQueue<Peer>() { didSet { timersChanged() } }
   /// When the signed tokens of open peers expire, in server ms.
-  var tokenExpiries = DeadlineQueue<TokenExpiry>()
+  var tokenExpiries = DeadlineQueue<TokenExpiry>() { didSet { timersChanged() } }
   /// Flooding peers whose reading is paused, and when the first of them is due back.
   var pausedReaders: [Peer] = []
-  var resumeAt: Double?
+  var resumeAt: Double? { didSet { timersChanged() } }
   /// When the earliest departed source's resume window ends.
-  var sweepAt: Double?
+  var sweepAt: Double? { didSet { timersChanged() } }
   /// Peers with rate-limit refusals not reported yet, and when the first report is due.
   var reportsOwed: [Peer] = []
-  var reportAt: Double?
+  var reportAt: Double? { didSet { timersChanged() } }
+  /// `hasTimers` as the driver was last told (`.tickBeforeWaits`).
+  @exclusivity(unchecked) var toldTimers = false
   /// The wake-up the driver was last asked for (`.wake`), until it fires.
   var wakeAt: Double?
   /// Set when this relay is a node of a cluster.

@@ -120,3 +120,39 @@ import TouchProtocol
     #expect(h.take(json).isEmpty)
   }
 }
+
+/// The driver ticks before each wait of its loop only while something can fall due: the core
+/// says when that starts and stops.
+@Suite struct TickBeforeWaitsTests {
+  func told(_ actions: [RelayAction]) -> [Bool] {
+    actions.compactMap { if case .tickBeforeWaits(let on) = $0 { on } else { nil } }
+  }
+
+  @Test func aTapsWaitTurnsTheTickOnAndItsEndOff() throws {
+    let h = CoreHarness()
+    let (obs, _) = try h.observer("s", ObserverFilter(raw: false))
+    let (src, _) = try h.source("s", at: 0)
+    _ = h.take(obs)
+    #expect(told(h.takeActions()).isEmpty)
+    #expect(!h.core.hasTimers)
+    h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 100)
+    h.send(h.frame(2, t: 1060, [(1, "ended", 10, 10)]), from: src, at: 160)
+    // The double-tap wait is a deadline: tick from now on.
+    #expect(told(h.takeActions()).last == true)
+    #expect(h.core.hasTimers)
+    h.tick(at: 461)
+    #expect(h.take(obs).first?["gesture"]?.string == "tap")
+    // The tap was the last thing due.
+    #expect(told(h.takeActions()).last == false)
+    #expect(!h.core.hasTimers)
+  }
+
+  @Test func aStopsDrainTurnsTheTickOn() throws {
+    let h = CoreHarness()
+    _ = try h.observer("s")
+    _ = h.takeActions()
+    h.core.requestShutdown(at: 10)
+    h.collect()
+    #expect(told(h.takeActions()).last == true)
+  }
+}

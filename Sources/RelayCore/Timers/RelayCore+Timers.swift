@@ -21,6 +21,15 @@ extension RelayCore {
       || !tokenExpiries.isEmpty
   }
 
+  /// A timer was set or cleared: tells the driver if that changed whether it must tick before
+  /// each wait (`.tickBeforeWaits`), so a loop with nothing due runs without the tick.
+  func timersChanged() {
+    let has = hasTimers
+    guard has != toldTimers else { return }
+    toldTimers = has
+    emit(.tickBeforeWaits(has))
+  }
+
   /// The earliest of what is due other than engine deadlines.
   private var otherDue: Double? {
     earliest(earliest(earliest(earliest(resumeAt, sweepAt), drainDeadline), reportAt), tokenExpiries.earliest)

@@ -47,7 +47,7 @@ final class LWSDriver {
   /// at start, so every node's server time (`rt`, `serverTime`) is on one shared clock.
   let clockOffset: Double
   /// The cluster bus, with `--redis`.
-  var bus: RedisBus?
+  var bus: RedisBus? { didSet { updateLoopHook() } }
   /// `--reuse-port`: our own listening socket, and the vhost its connections are handed to
   /// (see `SharedListener`).
   var sharedListener: Int32?
@@ -82,6 +82,13 @@ final class LWSDriver {
     wakeTimer = RelayTimer(loop: eventLoop, owner: me, fire: coreWakeFired)
     heartbeatTimer = RelayTimer(loop: eventLoop, owner: me, fire: heartbeatFired)
     if let eventLoop { loopHook = LoopHook(loop: eventLoop, owner: me, fire: loopWillWait) }
+    updateLoopHook()
+  }
+
+  /// The loop hook runs while the core has timers (it says when that changes:
+  /// `.tickBeforeWaits`) or there is a cluster bus to flush, and costs nothing otherwise.
+  private func updateLoopHook() {
+    loopHook?.isActive = core.hasTimers || bus != nil
   }
 
   func now() -> Double { MonotonicClock.nowMs() + clockOffset }
@@ -143,6 +150,8 @@ final class LWSDriver {
       if let link = LWSPeer.of(peer) { lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
     case .wake(let at):
       if let context { wakeTimer.schedule(context, afterMilliseconds: at - core.now) }
+    case .tickBeforeWaits:
+      updateLoopHook()
     case .finished:
       finish()
     case .log(let line):

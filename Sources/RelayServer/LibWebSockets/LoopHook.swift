@@ -13,6 +13,12 @@ final class LoopHook {
   /// Must run before the loop is destroyed.
   func stop() { tr_loop_hook_stop(raw) }
 
+  /// Whether `fire` is called before each wait; off costs nothing per iteration.
+  var isActive: Bool {
+    get { raw.pointee.paused == 0 }
+    set { newValue ? tr_loop_hook_resume(raw) : tr_loop_hook_pause(raw) }
+  }
+
   deinit {
     tr_loop_hook_stop(raw)
     raw.deallocate()
