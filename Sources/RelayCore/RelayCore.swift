@@ -88,6 +88,10 @@ public final class RelayCore {
   var reportAt: Double? { didSet { timersChanged() } }
   /// `hasTimers` as the driver was last told (`.tickBeforeWaits`).
   @exclusivity(unchecked) var toldTimers = false
+  /// A timer was set or cleared since the last `tick` ran in full, which left `nextDue` as
+  /// `dueAtLastTick` (see `tick`).
+  @exclusivity(unchecked) var timersMoved = true
+  @exclusivity(unchecked) var dueAtLastTick: Double?
   /// The wake-up the driver was last asked for (`.wake`), until it fires.
   var wakeAt: Double?
   /// Set when this relay is a node of a cluster.

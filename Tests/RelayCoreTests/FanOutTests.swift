@@ -147,6 +147,34 @@ import TouchProtocol
     #expect(!h.core.hasTimers)
   }
 
+  /// Ticks with nothing set or cleared and nothing due do nothing; a deadline armed between
+  /// them, due before the one they know of, is still fired on time.
+  @Test func idleTicksBetweenDeadlinesMissNone() throws {
+    let h = CoreHarness()
+    let (obs, _) = try h.observer("s", ObserverFilter(raw: false))
+    let (a, _) = try h.source("s", at: 0)
+    let (b, _) = try h.source("s", address: "10.0.0.3", at: 0)
+    _ = h.take(obs)
+    // A holds a finger down: a long press is due 500 ms on, at 600.
+    h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: a, at: 100)
+    h.tick(at: 150)
+    #expect(h.core.nextDue == 600)
+    #expect(h.takeActions().compactMap(\.wakeTime) == [600 + RelayCore.deadlineSlackMs])
+    for t in stride(from: 155.0, to: 160, by: 1) { h.tick(at: t) }
+    #expect(h.takeActions().compactMap(\.wakeTime).isEmpty)
+    // B taps between two ticks: its single tap is due at 500, before A's press.
+    h.send(h.frame(1, t: 5000, [(1, "began", 50, 50)]), from: b, at: 160)
+    h.send(h.frame(2, t: 5040, [(1, "ended", 50, 50)]), from: b, at: 200)
+    for t in stride(from: 210.0, to: 500, by: 10) { h.tick(at: t) }
+    #expect(h.take(obs).isEmpty)
+    h.tick(at: 501)
+    #expect(h.take(obs).map { $0["gesture"]?.string } == ["tap"])
+    for t in stride(from: 510.0, to: 600, by: 10) { h.tick(at: t) }
+    #expect(h.take(obs).isEmpty)
+    h.tick(at: 601)
+    #expect(h.take(obs).map { $0["gesture"]?.string } == ["longpress"])
+  }
+
   @Test func aStopsDrainTurnsTheTickOn() throws {
     let h = CoreHarness()
     _ = try h.observer("s")

@@ -24,6 +24,7 @@ extension RelayCore {
   /// A timer was set or cleared: tells the driver if that changed whether it must tick before
   /// each wait (`.tickBeforeWaits`), so a loop with nothing due runs without the tick.
   func timersChanged() {
+    timersMoved = true
     let has = hasTimers
     guard has != toldTimers else { return }
     toldTimers = has
@@ -45,6 +46,10 @@ extension RelayCore {
   /// needs one earlier than the one it has.
   public func tick(at rt: Double) {
     now = rt
+    // Twice a frame, with engine deadlines pending: when no timer was set or cleared since
+    // the last tick and the earliest is not due, there is nothing to fire, and the wake-up
+    // asked for then still stands.
+    if !timersMoved, let due = dueAtLastTick, rt < due { return }
     if let first = deadlines.earliest, first <= rt {
       while let peer = deadlines.popDue(rt) { deadlineFell(peer, at: rt) }
     }
@@ -57,11 +62,15 @@ extension RelayCore {
       if let due = drainDeadline, due <= rt { drainDeadlinePassed() }
     }
     planWake(at: rt)
+    timersMoved = false
+    dueAtLastTick = nextDue
   }
 
   /// The wake-up asked for with `.wake` fired.
   public func wakeFired(at rt: Double) {
     wakeAt = nil
+    // The wake-up is gone: plan the next even if nothing else changed.
+    timersMoved = true
     tick(at: rt)
   }
 
