@@ -418,16 +418,26 @@ public enum ServerMessage {
       w.key("source")
       w.string(origin.source)
     }
-    if let head {
-      w.members(head)
-    } else {
-      w.key("seq")
-      w.int(origin.seq)
-      w.key("t")
-      w.number(origin.t)
-    }
+    if let head { w.members(head) } else { writeHead(seq: origin.seq, t: origin.t, &w) }
     w.key("rt")
     w.number(origin.rt)
+  }
+
+  /// `"seq":…,"t":…`, as every message of an origin has them.
+  private static func writeHead(seq: Int64, t: Double, _ w: inout JSONWriter) {
+    w.key("seq")
+    w.int(seq)
+    w.key("t")
+    w.number(t)
+  }
+
+  /// `"seq":…,"t":…` alone, as the server writes them: what `FrameText.head` must equal.
+  @_spi(Testing) public static func head(seq: Int64, t: Double) -> [UInt8] {
+    var w = JSONWriter()
+    // Inside an object, so the two members are separated; its brace is left out.
+    w.beginObject()
+    writeHead(seq: seq, t: t, &w)
+    return Array(w.bytes.dropFirst())
   }
 
   static func write(_ v: Vector, _ w: inout JSONWriter) {

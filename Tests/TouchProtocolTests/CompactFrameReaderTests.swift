@@ -220,15 +220,10 @@ extension CompactFrameReaderTests {
     }
   }
 
-  /// What the server writes for a frame's `seq` and `t` (`ServerMessage.write(_: Origin, …)`).
+  /// What the server writes for a frame's `seq` and `t` (`ServerMessage.head`, the writing of
+  /// every origin's).
   func writtenHead(_ frame: Frame) -> String {
-    var w = JSONWriter()
-    w.beginObject()
-    w.key("seq")
-    w.int(frame.seq)
-    w.key("t")
-    w.number(frame.t)
-    return String(decoding: w.bytes.dropFirst(), as: UTF8.self)
+    String(decoding: ServerMessage.head(seq: frame.seq, t: frame.t), as: UTF8.self)
   }
 
   /// Whatever the spelling and order of `seq` and `t`, the text called canonical is byte for
