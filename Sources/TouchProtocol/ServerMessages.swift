@@ -263,14 +263,9 @@ public enum ServerMessage {
   }
 
   public static func gesture(_ e: GestureEvent, origin: Origin, headroom: Int = 0) -> [UInt8] {
-    gestureJSON(e, origin: origin, headroom: headroom).bytes
-  }
-
-  /// `gesture` as its writer (see `touchesJSON`).
-  public static func gestureJSON(_ e: GestureEvent, origin: Origin, headroom: Int = 0) -> JSONWriter {
     var w = JSONWriter(headroom: headroom, capacity: gestureCapacity)
     write(e, origin: origin, &w)
-    return w
+    return w.bytes
   }
 
   /// About what a `gesture` message needs.

@@ -419,9 +419,10 @@ extension RelayCore {
       where obs.filter.format == .json && obs.filter.wants(source: source.id) && obs.filter.wants(e.gesture) {
         let m =
           message
-          ?? OutgoingMessage(
-            ServerMessage.gestureJSON(e, origin: origin, headroom: headroom), headroom: headroom, supersedable: false,
-            origin: origin)
+          ?? messagePool.message(
+            headroom: headroom, capacity: ServerMessage.gestureCapacity, supersedable: false,
+            createdAt: origin.createdAt
+          ) { ServerMessage.write(e, origin: origin, &$0) }
         message = m
         enqueue(m, to: obs)
       }

@@ -37,14 +37,6 @@ public final class OutgoingMessage {
     if !payload.isEmpty { UnsafeMutableRawBufferPointer(rebasing: bytes[headroom...]).copyMemory(from: payload) }
   }
 
-  /// Takes the writer's buffer over: no copy. `origin` is what caused it.
-  init(_ writer: consuming JSONWriter, headroom: Int, supersedable: Bool, origin: Origin) {
-    self.supersedable = supersedable
-    self.headroom = headroom
-    createdAt = origin.createdAt
-    (bytes, storageCapacity) = writer.takeStorage()
-  }
-
   /// A message `write` writes, in a new buffer of `capacity` bytes after `headroom` (grown if
   /// it needs more), made at server time `createdAt` (ns).
   init(
