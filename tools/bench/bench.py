@@ -42,6 +42,9 @@ class Bench(Lab):
         super().__init__(a.relay, tempfile.mkdtemp(prefix="touch-bench-"), a.root)
         self.a = a
         self.quick = a.quick
+        # Pairs per row of the paired scenarios (overhead's paired half, batched, floor): more
+        # narrow a median when a target is within the ±2 % that runs of 3 pairs move by.
+        self.pairs = a.pairs or (1 if a.quick else 3)
         self.pages = []  # (tag, path) of each touch-load run's --html report, in order
         self.results = {}
         self.started = time.time()
@@ -496,7 +499,7 @@ class Bench(Lab):
         """The same comparisons paired (`paired_rates`): both servers on CPU 0 at once, so the
         VM's drift, as large as these costs between sequential runs, cancels out. Each
         pair's on / off; their medians decide both checks (see `report`)."""
-        pairs = 1 if self.quick else 3
+        pairs = self.pairs
         out = {"sources": sources, "pairs": pairs}
         for key, off_flags in (("gestures", ["--no-gestures"]), ("metrics", ["--no-metrics"])):
             ratios = []
@@ -519,7 +522,7 @@ class Bench(Lab):
         paired (`paired_runs`): both servers on CPU 0 at once, so the VM's drift cancels. Per
         side: frames per server CPU-second and the server's user and kernel µs per frame; the
         target is the ratio of the first (issue 24: at least 2.5)."""
-        pairs = 1 if self.quick else 3
+        pairs = self.pairs
         self.log(f"\n## batched: {sources} sources x {rate} Hz, one raw observer each, {per_message} samples "
                  f"per frames message beside 1 per message (paired, {pairs} pairs)")
         rows = []
@@ -566,7 +569,7 @@ class Bench(Lab):
         touch-relay `--no-gestures` and with gestures on. Per pair: deliveries per server CPU-second of both, touch-relay's fraction of the
         floor's, p99. Then each server's RSS idle (median of 3 starts) and, where `perf` can
         read syscall tracepoints, its syscalls per delivery (alone, pinned; 4 s)."""
-        pairs = 1 if self.quick else 3
+        pairs = self.pairs
         self.log(f"\n## floor: touch-relay against the libwebsockets floor (floor-relay.c), paired, {pairs} pairs each")
         floor = (self.a.floor, [])
         settings = {"no-gestures": (self.a.relay, ["--no-gestures"]), "gestures": (self.a.relay, [])}
@@ -847,8 +850,11 @@ def main():
     ap.add_argument("--engine-pkg", required=True)
     ap.add_argument("--engine-scratch", required=True)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--pairs", type=int, help="pairs per row of the paired scenarios (default 3, 1 with --quick)")
     ap.add_argument("--only", choices=SCENARIOS)
     a = ap.parse_args()
+    if a.pairs is not None and a.pairs < 1:
+        ap.error("--pairs must be at least 1")
     b = Bench(a)
     wanted = SCENARIOS if not a.only else [a.only]
     needs_limits = {"ingest", "fanout", "overhead"}
