@@ -258,12 +258,32 @@ struct CompactFrameReader {
       ? !(negative && mantissa == 0)
       : fractionDigits <= 6 && integerDigits <= 9
         && base.load(fromByteOffset: i - 1, as: UInt8.self) != UInt8(ascii: "0")
-    let v = Double(mantissa) / Self.powersOfTen[fractionDigits]
+    let v = Double(mantissa) / Self.powerOfTen(fractionDigits)
     return negative ? -v : v
   }
 
-  /// 10^0 to 10^15, exact doubles.
-  private static let powersOfTen: [Double] = (0...15).map { e in (0..<e).reduce(1.0) { p, _ in p * 10 } }
+  /// 10^`e` for `e` in 0...15, an exact double. A switch the compiler makes a table of
+  /// constants: a lazily built static array cost a `swift_once` check on every number.
+  @inline(__always) private static func powerOfTen(_ e: Int) -> Double {
+    switch e {
+    case 0: 1
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 7: 1e7
+    case 8: 1e8
+    case 9: 1e9
+    case 10: 1e10
+    case 11: 1e11
+    case 12: 1e12
+    case 13: 1e13
+    case 14: 1e14
+    default: 1e15
+    }
+  }
 
   /// 2^53 - 1: `seq` and touch ids must be whole numbers within it (protocol §2).
   private static let largestExactInteger = 9_007_199_254_740_991.0
