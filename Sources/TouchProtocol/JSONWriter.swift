@@ -117,7 +117,8 @@ public struct JSONWriter: ~Copyable {
     if count + n > capacity { grow(to: count + n) }
   }
 
-  private mutating func grow(to needed: Int) {
+  // Out of line: inlined, its call to the allocator sat in every bracket, name and value.
+  @inline(never) private mutating func grow(to needed: Int) {
     capacity = max(needed, capacity * 2)
     let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
     grown.initialize(from: base, count: count)
@@ -137,7 +138,7 @@ public struct JSONWriter: ~Copyable {
   // Bit 0 is the innermost open level; a new level shifts the others up (the 64th and
   // deeper spill into `deepCommas`).
   @inline(__always) private mutating func open() {
-    if depth >= 64 { deepCommas.append(commaBits >> 63 != 0) }
+    if depth >= 64 { spill() }
     commaBits <<= 1
     depth += 1
   }
@@ -145,8 +146,13 @@ public struct JSONWriter: ~Copyable {
   @inline(__always) private mutating func close() {
     depth -= 1
     commaBits >>= 1
-    if depth >= 64, deepCommas.removeLast() { commaBits |= 1 << 63 }
+    if depth >= 64 { unspill() }
   }
+
+  // The levels past 64, out of line: no message the server writes goes that deep.
+  @inline(never) private mutating func spill() { deepCommas.append(commaBits >> 63 != 0) }
+
+  @inline(never) private mutating func unspill() { if deepCommas.removeLast() { commaBits |= 1 << 63 } }
 
   // Brackets and names are inlined: a `gesture` message has 20 to 30 of each, and the call
   // cost about what the work did. `number`, `int` and `string` are not: inlined too, their

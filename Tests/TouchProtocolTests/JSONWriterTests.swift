@@ -106,6 +106,20 @@ import Testing
     }
   }
 
+  /// Text that is JSON already is copied by loads and stores sized to it: every length, at
+  /// every offset of the buffer it lands in, comes out byte for byte.
+  @Test func copiedTextOfEveryLength() {
+    let source = (0..<80).map { UInt8(ascii: "a") &+ UInt8($0 % 26) }
+    for length in 0...source.count {
+      for offset in 0..<3 {
+        var w = JSONWriter(capacity: 1)
+        for _ in 0..<offset { w.int(1) }
+        source[..<length].withUnsafeBytes { w.json($0) }
+        #expect(w.bytes == Array(repeating: UInt8(ascii: "1"), count: offset) + source[..<length], "\(length), \(offset)")
+      }
+    }
+  }
+
   @Test func plainAndEscapedStringsAndKeysMix() throws {
     var w = JSONWriter()
     w.beginObject()
