@@ -79,7 +79,7 @@ public struct JSONWriter: ~Copyable {
   /// Copies `n` bytes with at most two overlapping loads and stores instead of a call to
   /// `memcpy`: JSON is made of short runs (names, ids, states), and for those the call and its
   /// size dispatch cost more than the copy (a `gesture` message has some 30 of them).
-  @inline(__always) private static func copy(
+  @inline(__always) fileprivate static func copy(
     _ src: UnsafePointer<UInt8>, to dst: UnsafeMutablePointer<UInt8>, _ n: Int
   ) {
     let s = UnsafeRawPointer(src)
@@ -241,6 +241,21 @@ public struct JSONWriter: ~Copyable {
     writeInt(v)
   }
 
+  /// Writes through a cursor into `maxBytes` reserved at once: members of the open object
+  /// whose names the caller knows, each with its comma (`,"x":`), for the fixed shape of a
+  /// message, with no capacity check or comma bookkeeping per token. They must follow a member
+  /// of that object, so the writer's state stays what it was: after a member. `maxBytes` must
+  /// bound what `body` writes (`JSONCursor`'s limits per value).
+  @inline(__always) public mutating func members(reserving maxBytes: Int, _ body: (inout JSONCursor) -> Void) {
+    assert(depth > 0 && commaBits & 1 != 0, "members(reserving:) follows a member of an open object")
+    reserve(maxBytes)
+    var cursor = JSONCursor(base + count)
+    body(&cursor)
+    let written = cursor.position - (base + count)
+    precondition(written <= maxBytes, "members(reserving:) wrote past its reservation")
+    count += written
+  }
+
   /// Numbers are written rounded to at most six decimals, trailing zeros dropped (protocol
   /// §2): a millionth of a point or a millisecond is far below anything a touch means, and
   /// the shortest exact form of a computed value (a velocity, a centroid) is slow to find and
@@ -248,23 +263,44 @@ public struct JSONWriter: ~Copyable {
   /// Non-finite values cannot be JSON; they are written as null (the engine never makes them).
   public mutating func number(_ v: Double) {
     separate()
+    reserve(Self.maxNumberBytes)
+    count = Self.writeNumber(v, at: base + count) - base
+  }
+
+  /// The most bytes `writeNumber` writes: Swift's own form of a double is at most 24.
+  static let maxNumberBytes = 32
+
+  /// `v` as `number` writes it, at `p` (room for `maxNumberBytes`), returning where it ends.
+  static func writeNumber(_ v: Double, at p: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
     // Comparisons and conversions only: `rounded()` is a call into libm on this target (no
     // SSE4.1), and numbers are most of a `gesture` message.
     let magnitude = v.magnitude
     if magnitude < 1e15 {
       let whole = Int64(v)
-      if Double(whole) == v { return writeInt(whole) }
-      if magnitude < 9e12 { return writeMillionths(v) }
+      if Double(whole) == v { return writeInt(whole, at: p) }
+      if magnitude < 9e12 { return writeMillionths(v, at: p) }
     } else if !v.isFinite {
-      return raw("null")
+      return writeLiteral("null", at: p)
     }
     var text = v.description
-    text.withUTF8 { put($0) }
+    return text.withUTF8 { utf8 in
+      precondition(utf8.count <= maxNumberBytes)
+      copy(utf8.baseAddress.unsafelyUnwrapped, to: p, utf8.count)
+      return p + utf8.count
+    }
+  }
+
+  @inline(__always) static func writeLiteral(_ s: StaticString, at p: UnsafeMutablePointer<UInt8>)
+    -> UnsafeMutablePointer<UInt8>
+  {
+    copy(s.utf8Start, to: p, s.utf8CodeUnitCount)
+    return p + s.utf8CodeUnitCount
   }
 
   /// `v` rounded to millionths, half away from zero (as `rounded()`), trailing zeros dropped.
   /// `|v| < 9e12`, so `v * 1e6` fits an Int64 and the whole part has at most 13 digits.
-  private mutating func writeMillionths(_ v: Double) {
+  /// At `p`, room for 21 bytes: a sign, 13 digits, the point and six more.
+  private static func writeMillionths(_ v: Double, at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
     let scaled = v * 1e6
     var millionths = Int64(scaled)
     // Exact: a double less its integer part loses no bits.
@@ -274,9 +310,7 @@ public struct JSONWriter: ~Copyable {
     } else if rest <= -0.5 {
       millionths &-= 1
     }
-    // A sign, 13 digits, the point and six more: one capacity check for all of them.
-    reserve(21)
-    var p = base + count
+    var p = start
     if millionths < 0 {
       p.initialize(to: UInt8(ascii: "-"))
       p += 1
@@ -302,7 +336,7 @@ public struct JSONWriter: ~Copyable {
       if p[n &- 1] == UInt8(ascii: "0") { n &-= 1 }
       p += n
     }
-    count = p - base
+    return p
   }
 
   public mutating func value(_ v: JSONValue) {
@@ -326,14 +360,21 @@ public struct JSONWriter: ~Copyable {
   }
 
   private mutating func writeInt(_ v: Int64) {
-    // A sign and up to 19 digits.
-    reserve(20)
-    var p = base + count
+    reserve(Self.maxIntBytes)
+    count = Self.writeInt(v, at: base + count) - base
+  }
+
+  /// A sign and up to 19 digits.
+  static let maxIntBytes = 20
+
+  /// `v` at `p` (room for `maxIntBytes`), returning where it ends.
+  static func writeInt(_ v: Int64, at start: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+    var p = start
     if v < 0 {
       p.initialize(to: UInt8(ascii: "-"))
       p += 1
     }
-    count = Self.writeDigits(of: v.magnitude, at: p) - base
+    return writeDigits(of: v.magnitude, at: p)
   }
 
   /// "00" to "99": two digits per division.
@@ -427,5 +468,35 @@ public struct JSONWriter: ~Copyable {
       }
     }
     put(UInt8(ascii: "\""))
+  }
+}
+
+/// A write position inside room a `JSONWriter` reserved (`members(reserving:_:)`): text and
+/// values appended with no capacity check of their own. Each value writes at most its type's
+/// bound (`maxIntBytes`, `maxNumberBytes`; text its length), which the reservation covers.
+public struct JSONCursor {
+  fileprivate var position: UnsafeMutablePointer<UInt8>
+
+  fileprivate init(_ position: UnsafeMutablePointer<UInt8>) { self.position = position }
+
+  /// The most an `int` writes.
+  public static var maxIntBytes: Int { JSONWriter.maxIntBytes }
+  /// The most a `number` writes.
+  public static var maxNumberBytes: Int { JSONWriter.maxNumberBytes }
+
+  /// JSON text known when the program is built (names with their quotes, colons and commas),
+  /// copied as it is.
+  @inline(__always) public mutating func text(_ s: StaticString) {
+    position = JSONWriter.writeLiteral(s, at: position)
+  }
+
+  /// As `JSONWriter.int`, without the comma: it follows a name.
+  @inline(__always) public mutating func int(_ v: Int64) {
+    position = JSONWriter.writeInt(v, at: position)
+  }
+
+  /// As `JSONWriter.number`, without the comma: it follows a name.
+  @inline(__always) public mutating func number(_ v: Double) {
+    position = JSONWriter.writeNumber(v, at: position)
   }
 }

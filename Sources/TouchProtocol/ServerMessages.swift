@@ -271,6 +271,10 @@ public enum ServerMessage {
   /// About what a `gesture` message needs.
   public static var gestureCapacity: Int { 512 }
 
+  /// The most the members every gesture has can take: names and punctuation (80 bytes), the
+  /// gesture's and state's names (16 each at most), two integers and two numbers.
+  static var gestureHeadBytes: Int { 112 + 2 * JSONCursor.maxIntBytes + 2 * JSONCursor.maxNumberBytes }
+
   /// `gesture` into `w` (see `write(_: Frame, …)`). `originText`: `origin`'s members as a
   /// `touches` message of the same origin has them (what `write(_: Frame, …)` answers), copied
   /// instead of written again.
@@ -281,52 +285,91 @@ public enum ServerMessage {
     w.key("type")
     w.string(literal: "gesture")
     if let originText { w.members(originText) } else { write(origin, &w) }
-    w.key("id")
-    w.int(Int64(e.id))
-    w.key("gesture")
-    w.string(literal: e.gesture.wireName)
-    w.key("state")
-    w.string(literal: e.state.wireName)
-    w.key("touches")
-    w.int(Int64(e.touches))
-    w.key("x")
-    w.number(e.x)
-    w.key("y")
-    w.number(e.y)
-    w.key("regions")
-    w.beginArray()
-    for r in e.regions { w.string(r) }
-    w.endArray()
-    if let taps = e.taps {
-      w.key("taps")
-      w.int(Int64(taps))
+    // The members every gesture has, then the numbers some have, each run written through one
+    // reservation: token by token, each name and comma cost a capacity check and the comma
+    // state's upkeep, most of the message's cost.
+    w.members(reserving: Self.gestureHeadBytes) { c in
+      c.text(#","id":"#)
+      c.int(Int64(e.id))
+      c.text(#","gesture":""#)
+      c.text(e.gesture.wireName)
+      c.text(#"","state":""#)
+      c.text(e.state.wireName)
+      c.text(#"","touches":"#)
+      c.int(Int64(e.touches))
+      c.text(#","x":"#)
+      c.number(e.x)
+      c.text(#","y":"#)
+      c.number(e.y)
+      if e.regions.isEmpty { c.text(#","regions":[]"#) }
     }
-    if let v = e.translation {
-      w.key("translation")
-      write(v, &w)
+    if !e.regions.isEmpty {
+      w.key("regions")
+      w.beginArray()
+      for r in e.regions { w.string(r) }
+      w.endArray()
     }
-    if let v = e.velocity {
-      w.key("velocity")
-      write(v, &w)
-    }
-    if let s = e.scale {
-      w.key("scale")
-      w.number(s)
-    }
-    if let r = e.rotation {
-      w.key("rotation")
-      w.number(r)
-    }
-    if let r = e.rate {
-      // Scalar velocity of pinch (scale/s) and rotation (rad/s), as UIKit names it.
-      w.key("velocity")
-      w.number(r)
+    let vectors = (e.translation == nil ? 0 : 1) + (e.velocity == nil ? 0 : 1)
+    let scalars = (e.scale == nil ? 0 : 1) + (e.rotation == nil ? 0 : 1) + (e.rate == nil ? 0 : 1)
+    if e.taps != nil || vectors + scalars > 0 {
+      // Names and punctuation: `taps` and its integer 32 bytes, a vector's 26, a scalar's 12.
+      let bytes = 32 + vectors * (32 + 2 * JSONCursor.maxNumberBytes) + scalars * (16 + JSONCursor.maxNumberBytes)
+      w.members(reserving: bytes) { c in
+        if let taps = e.taps {
+          c.text(#","taps":"#)
+          c.int(Int64(taps))
+        }
+        if let v = e.translation {
+          c.text(#","translation":{"x":"#)
+          c.number(v.x)
+          c.text(#","y":"#)
+          c.number(v.y)
+          c.text("}")
+        }
+        if let v = e.velocity {
+          c.text(#","velocity":{"x":"#)
+          c.number(v.x)
+          c.text(#","y":"#)
+          c.number(v.y)
+          c.text("}")
+        }
+        if let s = e.scale {
+          c.text(#","scale":"#)
+          c.number(s)
+        }
+        if let r = e.rotation {
+          c.text(#","rotation":"#)
+          c.number(r)
+        }
+        if let r = e.rate {
+          // Scalar velocity of pinch (scale/s) and rotation (rad/s), as UIKit names it.
+          c.text(#","velocity":"#)
+          c.number(r)
+        }
+      }
     }
     if let d = e.direction {
       w.key("direction")
       w.string(d.rawValue)
     }
-    if let fingers = e.fingers {
+    if let fingers = e.fingers, fingers.allSatisfy({ $0.regions.isEmpty }) {
+      // Fingers over no region (the usual case) are all numbers: one reservation for them all.
+      let each = 32 + JSONCursor.maxIntBytes + 2 * JSONCursor.maxNumberBytes
+      w.members(reserving: 16 + fingers.count * each) { c in
+        c.text(#","fingers":["#)
+        for (i, f) in fingers.enumerated() {
+          if i > 0 { c.text(",") }
+          c.text(#"{"id":"#)
+          c.int(f.id)
+          c.text(#","x":"#)
+          c.number(f.x)
+          c.text(#","y":"#)
+          c.number(f.y)
+          c.text(#","regions":[]}"#)
+        }
+        c.text("]")
+      }
+    } else if let fingers = e.fingers {
       w.key("fingers")
       w.beginArray()
       for f in fingers {
@@ -433,15 +476,6 @@ public enum ServerMessage {
     w.beginObject()
     writeHead(seq: seq, t: t, &w)
     return Array(w.bytes.dropFirst())
-  }
-
-  static func write(_ v: Vector, _ w: inout JSONWriter) {
-    w.beginObject()
-    w.key("x")
-    w.number(v.x)
-    w.key("y")
-    w.number(v.y)
-    w.endObject()
   }
 
   static func write(_ d: Device, _ w: inout JSONWriter) {
