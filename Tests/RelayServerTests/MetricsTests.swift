@@ -33,4 +33,19 @@ import TouchRelayClient
     #expect((value(text, "touchrelay_engine_duration_seconds_sum") ?? 0) > 0)
     #expect(text.contains("# TYPE touchrelay_delivery_latency_seconds histogram"))
   }
+
+  /// Without gestures no engine runs: frames are counted, no engine time is recorded.
+  @Test func noEngineTimeWithoutGestures() async throws {
+    let relay = try TestRelay { $0.gestures = false }
+    defer { relay.stop() }
+    let (watcher, _) = try await relay.observer("m", query: "raw=1")
+    let (src, _) = try await relay.source("m")
+    for seq in 1...20 {
+      try await src.send(text: frameText(seq, t: Double(seq) * 10, [(1, seq == 1 ? "began" : "moved", 1, 1)]))
+    }
+    for _ in 1...20 { _ = try await watcher.nextJSON(type: "touches") }
+    let text = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/metrics").text
+    #expect(value(text, "touchrelay_frames_in_total") == 20)
+    #expect((value(text, "touchrelay_engine_duration_seconds_count") ?? 0) == 0)
+  }
 }

@@ -73,7 +73,8 @@ final class LWSDriver {
     clockOffset = rules.cluster == nil ? 0 : WallClock.nowSeconds() * 1000 - MonotonicClock.nowMs()
     core = RelayCore(configuration: rules, access: access, at: MonotonicClock.nowMs() + clockOffset)
     metrics = RelayMetrics(nodeID: config.nodeID)
-    if config.metrics { core.engineTiming = EngineStopwatch(metrics.engineTime) }
+    // With `--no-gestures` no engine runs: timing the pass-through measured two clock readings.
+    if config.metrics && config.gestures { core.engineTiming = EngineStopwatch(metrics.engineTime) }
     routes = HTTPRoutes(core: core, config: config, metrics: metrics)
     // Checked by `RelayConfiguration.validate()` before the server starts.
     trustedProxies = TrustedProxies(config.trustedProxies.compactMap { try? IPNetwork($0) })
