@@ -90,7 +90,7 @@ import Testing
   /// Numbers of every kind `number` writes differently, the widest among them.
   static let numbers: [Double] = [
     0, -0.0, 1, -7, 240.5, -0.000_001, 812.254_999, 123_456.789, 8_999_999_999_999.999, -4_503_599_627_370_495.5,
-    1e15, -1.797_693_134_862_315_7e308, 4.940_656_458_412_465_4e-324, -2.225_073_858_507_201e-308, .nan, .infinity,
+    1e15, -.greatestFiniteMagnitude, .leastNonzeroMagnitude, -.leastNormalMagnitude, .nan, .infinity,
   ]
 
   func number(_ rng: inout SeededLCG) -> Double {
