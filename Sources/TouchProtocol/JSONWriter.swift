@@ -79,7 +79,7 @@ public struct JSONWriter: ~Copyable {
   /// Copies `n` bytes with at most two overlapping loads and stores instead of a call to
   /// `memcpy`: JSON is made of short runs (names, ids, states), and for those the call and its
   /// size dispatch cost more than the copy (a `gesture` message has some 30 of them).
-  @inline(__always) fileprivate static func copy(
+  @inline(__always) static func copy(
     _ src: UnsafePointer<UInt8>, to dst: UnsafeMutablePointer<UInt8>, _ n: Int
   ) {
     let s = UnsafeRawPointer(src)
@@ -468,35 +468,5 @@ public struct JSONWriter: ~Copyable {
       }
     }
     put(UInt8(ascii: "\""))
-  }
-}
-
-/// A write position inside room a `JSONWriter` reserved (`members(reserving:_:)`): text and
-/// values appended with no capacity check of their own. Each value writes at most its type's
-/// bound (`maxIntBytes`, `maxNumberBytes`; text its length), which the reservation covers.
-public struct JSONCursor {
-  fileprivate var position: UnsafeMutablePointer<UInt8>
-
-  fileprivate init(_ position: UnsafeMutablePointer<UInt8>) { self.position = position }
-
-  /// The most an `int` writes.
-  public static var maxIntBytes: Int { JSONWriter.maxIntBytes }
-  /// The most a `number` writes.
-  public static var maxNumberBytes: Int { JSONWriter.maxNumberBytes }
-
-  /// JSON text known when the program is built (names with their quotes, colons and commas),
-  /// copied as it is.
-  @inline(__always) public mutating func text(_ s: StaticString) {
-    position = JSONWriter.writeLiteral(s, at: position)
-  }
-
-  /// As `JSONWriter.int`, without the comma: it follows a name.
-  @inline(__always) public mutating func int(_ v: Int64) {
-    position = JSONWriter.writeInt(v, at: position)
-  }
-
-  /// As `JSONWriter.number`, without the comma: it follows a name.
-  @inline(__always) public mutating func number(_ v: Double) {
-    position = JSONWriter.writeNumber(v, at: position)
   }
 }
