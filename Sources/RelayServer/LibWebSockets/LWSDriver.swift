@@ -98,18 +98,11 @@ final class LWSDriver {
   func nowNanoseconds() -> Int64 { MonotonicClock.nanoseconds() + Int64(clockOffset * 1_000_000) }
 
   /// libwebsockets 4.1's libev glue can leave its own timers (ping, idle hang-up, timeouts)
-  /// armed late; waking its event pipe once a second makes it service whatever is due. The
-  /// core's timers are ticked by the clock here too: they fire with events and the wake-up
-  /// (`settleTimers`), and this bounds how late one can be to a second should a wake-up ever
-  /// not come, as the loop hook that ticked every iteration used to.
+  /// armed late; waking its event pipe once a second makes it service whatever is due.
   func heartbeat() {
     guard eventLoop != nil, let context, !finished else { return }
     lws_cancel_service(context)
     heartbeatTimer.schedule(context, afterMilliseconds: 1000)
-    if core.hasTimers {
-      core.tick(at: now())
-      performActions()
-    }
   }
 
   /// Before the loop waits (every iteration with libev while there is a cluster bus; after each
