@@ -90,8 +90,6 @@ public final class RelayCore {
   /// `dueAtLastTick` (see `tick`).
   @exclusivity(unchecked) var timersMoved = true
   @exclusivity(unchecked) var dueAtLastTick: Double?
-  /// The server time of the last full tick: settling again at that time has nothing to fire.
-  @exclusivity(unchecked) var tickedAt = -Double.infinity
   /// The wake-up the driver was last asked for (`.wake`), until it fires.
   var wakeAt: Double?
   /// Set when this relay is a node of a cluster.

@@ -6,10 +6,9 @@
 /// asks for the next wake-up.
 extension RelayCore {
   /// How long after an engine deadline the wake-up comes: a busy loop settles its timers far
-  /// more often than this; an idle one is woken this much later. A wait's timeout under the
-  /// kernel's 4 ms tick makes each wake-up dearer (ARCHITECTURE.md, "One deadline queue"), so
-  /// no wake-up is asked for closer than this to the present unless something other than an
-  /// engine is due.
+  /// more often than this; an idle one is woken this much later. A wait's timeout under the kernel's 4 ms tick
+  /// makes each wake-up dearer (ARCHITECTURE.md, "One deadline queue"), so no wake-up is asked
+  /// for closer than this to the present unless something other than an engine is due.
   public static let deadlineSlackMs = 5.0
 
   /// The earliest time anything is due, if anything is: the driver need not tick before it.
@@ -29,12 +28,10 @@ extension RelayCore {
   }
 
   /// Whether `settleTimers()` has anything to do: a timer was set or cleared since the last
-  /// tick, or what was due then is due by the server time of the last event (`now`) and no
-  /// tick ran at that time. A tick fires all that is due at its time, so the last condition
-  /// only guards the driver, which settles until this is false, against looping for ever.
+  /// tick, or what was due then is due by the server time of the last event (`now`).
   public var timersUnsettled: Bool {
     if timersMoved { return true }
-    guard let due = dueAtLastTick, now > tickedAt else { return false }
+    guard let due = dueAtLastTick else { return false }
     return now >= due
   }
 
@@ -80,7 +77,6 @@ extension RelayCore {
     planWake(at: rt)
     timersMoved = false
     dueAtLastTick = nextDue
-    tickedAt = rt
   }
 
   /// The wake-up asked for with `.wake` fired.
