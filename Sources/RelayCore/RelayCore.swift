@@ -86,6 +86,8 @@ public final class RelayCore {
   /// Peers with rate-limit refusals not reported yet, and when the first report is due.
   var reportsOwed: [Peer] = []
   var reportAt: Double? { didSet { timersChanged() } }
+  /// `hasTimers` as the driver was last told (`.tickBeforeWaits`).
+  @exclusivity(unchecked) var toldTimers = false
   /// A timer was set or cleared since the last `tick` ran in full, which left `nextDue` as
   /// `dueAtLastTick` (see `tick`).
   @exclusivity(unchecked) var timersMoved = true

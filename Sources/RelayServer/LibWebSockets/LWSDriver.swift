@@ -86,10 +86,10 @@ final class LWSDriver {
     updateLoopHook()
   }
 
-  /// The loop hook runs while there is a cluster bus to flush, and costs nothing otherwise: the
-  /// core's timers are settled when each event is done (`performActions`).
+  /// The loop hook runs while the core has timers (it says when that changes:
+  /// `.tickBeforeWaits`) or there is a cluster bus to flush, and costs nothing otherwise.
   private func updateLoopHook() {
-    loopHook?.isActive = bus != nil
+    loopHook?.isActive = core.hasTimers || bus != nil
   }
 
   func now() -> Double { MonotonicClock.nowMs() + clockOffset }
@@ -105,9 +105,8 @@ final class LWSDriver {
     heartbeatTimer.schedule(context, afterMilliseconds: 1000)
   }
 
-  /// Before the loop waits (every iteration with libev while there is a cluster bus; after each
-  /// `lws_service` on the poll loop): flushes the bus, fires what the core has due by the clock
-  /// and writes what that queued.
+  /// Before the loop waits (every iteration with libev; after each `lws_service` on the poll
+  /// loop): fires what the core has due and writes what that queued.
   func tickIfDue() {
     // One data message on the cluster bus per loop iteration at most.
     bus?.flush()
@@ -128,10 +127,6 @@ final class LWSDriver {
   /// Runs when every callback (or timer) that reached the core ends.
   func performActions() {
     repeat {
-      // Deadlines due by the event's time fire now, and a timer it set or cleared plans the
-      // wake-up again (`settleTimers`): at the end of each event rather than in a hook run on
-      // every loop iteration (two per frame), which cost more than the rest of the timers.
-      core.settleTimers()
       core.drainActions(perform)
       core.drainOutputs { peer in
         // The wsi holds the driver's peer: no reference counting here.
@@ -143,7 +138,7 @@ final class LWSDriver {
         Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0) }
       }
       flushWrites()
-    } while core.hasPendingActions || core.timersUnsettled
+    } while core.hasPendingActions
   }
 
   private func perform(_ action: RelayAction) {
@@ -156,6 +151,8 @@ final class LWSDriver {
       if let link = LWSPeer.of(peer) { lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
     case .wake(let at):
       if let context { wakeTimer.schedule(context, afterMilliseconds: at - core.now) }
+    case .tickBeforeWaits:
+      updateLoopHook()
     case .finished:
       finish()
     case .log(let line):
