@@ -319,20 +319,8 @@ public enum ServerMessage {
           c.text(#","taps":"#)
           c.int(Int64(taps))
         }
-        if let v = e.translation {
-          c.text(#","translation":{"x":"#)
-          c.number(v.x)
-          c.text(#","y":"#)
-          c.number(v.y)
-          c.text("}")
-        }
-        if let v = e.velocity {
-          c.text(#","velocity":{"x":"#)
-          c.number(v.x)
-          c.text(#","y":"#)
-          c.number(v.y)
-          c.text("}")
-        }
+        if let v = e.translation { write(v, after: #","translation":"#, &c) }
+        if let v = e.velocity { write(v, after: #","velocity":"#, &c) }
         if let s = e.scale {
           c.text(#","scale":"#)
           c.number(s)
@@ -389,6 +377,16 @@ public enum ServerMessage {
       w.endArray()
     }
     w.endObject()
+  }
+
+  /// `name` (with its comma, quotes and colon), then `{"x":…,"y":…}`, through a cursor.
+  private static func write(_ v: Vector, after name: StaticString, _ c: inout JSONCursor) {
+    c.text(name)
+    c.text(#"{"x":"#)
+    c.number(v.x)
+    c.text(#","y":"#)
+    c.number(v.y)
+    c.text("}")
   }
 
   /// A scene's state; `origin` is nil for a snapshot not caused by a frame.
