@@ -9,10 +9,6 @@ public enum RelayAction {
   /// Call `tick(at:)` at this server time at the latest (`wakeFired(at:)` when it fires). A
   /// later `.wake` replaces an earlier one.
   case wake(at: Double)
-  /// Whether the driver must call `tick(at:)` before each wait of its loop: true once anything
-  /// can fall due (`hasTimers`), false once nothing can; given when that changes (at first,
-  /// nothing can). A driver that ticks anyway may ignore it.
-  case tickBeforeWaits(Bool)
   /// Shutdown is complete: stop serving.
   case finished
   case log(LogLine)

@@ -86,12 +86,12 @@ public final class RelayCore {
   /// Peers with rate-limit refusals not reported yet, and when the first report is due.
   var reportsOwed: [Peer] = []
   var reportAt: Double? { didSet { timersChanged() } }
-  /// `hasTimers` as the driver was last told (`.tickBeforeWaits`).
-  @exclusivity(unchecked) var toldTimers = false
   /// A timer was set or cleared since the last `tick` ran in full, which left `nextDue` as
   /// `dueAtLastTick` (see `tick`).
   @exclusivity(unchecked) var timersMoved = true
   @exclusivity(unchecked) var dueAtLastTick: Double?
+  /// The server time of the last full tick: settling again at that time has nothing to fire.
+  @exclusivity(unchecked) var tickedAt = -Double.infinity
   /// The wake-up the driver was last asked for (`.wake`), until it fires.
   var wakeAt: Double?
   /// Set when this relay is a node of a cluster.

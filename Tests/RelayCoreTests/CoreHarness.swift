@@ -105,7 +105,7 @@ extension RelayAction {
   var peer: Peer? {
     switch self {
     case .pauseReading(let p), .resumeReading(let p), .kill(let p), .record(let p, _): return p
-    case .wake, .tickBeforeWaits, .finished, .log, .busSubscribe, .busUnsubscribe, .busNotice: return nil
+    case .wake, .finished, .log, .busSubscribe, .busUnsubscribe, .busNotice: return nil
     }
   }
 

@@ -121,30 +121,65 @@ import TouchProtocol
   }
 }
 
-/// The driver ticks before each wait of its loop only while something can fall due: the core
-/// says when that starts and stops.
-@Suite struct TickBeforeWaitsTests {
-  func told(_ actions: [RelayAction]) -> [Bool] {
-    actions.compactMap { if case .tickBeforeWaits(let on) = $0 { on } else { nil } }
-  }
-
-  @Test func aTapsWaitTurnsTheTickOnAndItsEndOff() throws {
+/// The driver settles the core's timers when each event is done (`settleTimers`), reading no
+/// clock: a timer set or cleared plans the wake-up again, and a deadline that fell due between
+/// events fires at the next event's end, by that event's server time.
+@Suite struct SettleTimersTests {
+  @Test func aTapsWaitPlansAWakeUpWhenTheEventEnds() throws {
     let h = CoreHarness()
     let (obs, _) = try h.observer("s", ObserverFilter(raw: false))
     let (src, _) = try h.source("s", at: 0)
     _ = h.take(obs)
-    #expect(told(h.takeActions()).isEmpty)
-    #expect(!h.core.hasTimers)
+    _ = h.takeActions()
+    h.core.settleTimers()
+    #expect(!h.core.timersUnsettled)
+    #expect(h.takeActions().compactMap(\.wakeTime).isEmpty)
     h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 100)
     h.send(h.frame(2, t: 1060, [(1, "ended", 10, 10)]), from: src, at: 160)
-    // The double-tap wait is a deadline: tick from now on.
-    #expect(told(h.takeActions()).last == true)
-    #expect(h.core.hasTimers)
-    h.tick(at: 461)
-    #expect(h.take(obs).first?["gesture"]?.string == "tap")
-    // The tap was the last thing due.
-    #expect(told(h.takeActions()).last == false)
-    #expect(!h.core.hasTimers)
+    // The double-tap wait is a deadline, 300 ms after the lift.
+    #expect(h.core.timersUnsettled)
+    h.core.settleTimers()
+    #expect(!h.core.timersUnsettled)
+    #expect(h.takeActions().compactMap(\.wakeTime) == [460 + RelayCore.deadlineSlackMs])
+    // Settling again with nothing moved and nothing due does nothing.
+    h.core.settleTimers()
+    #expect(h.takeActions().isEmpty)
+    #expect(h.take(obs).isEmpty)
+  }
+
+  @Test func aDeadlineThatFellDueFiresAtTheNextEventsEnd() throws {
+    let h = CoreHarness()
+    let (obs, _) = try h.observer("s", ObserverFilter(raw: false))
+    let (a, _) = try h.source("s", at: 0)
+    let (b, _) = try h.source("s", address: "10.0.0.3", at: 0)
+    _ = h.take(obs)
+    // A taps: its single tap is due at 460.
+    h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: a, at: 100)
+    h.send(h.frame(2, t: 1060, [(1, "ended", 10, 10)]), from: a, at: 160)
+    h.core.settleTimers()
+    _ = h.takeActions()
+    // B's idle frames before the deadline leave it pending.
+    h.send(h.frame(1, t: 7000, []), from: b, at: 459)
+    h.core.settleTimers()
+    #expect(h.take(obs).isEmpty)
+    // The first event past it fires it, stamped with that event's server time.
+    h.send(h.frame(2, t: 7010, []), from: b, at: 462)
+    #expect(h.core.timersUnsettled)
+    h.core.settleTimers()
+    let tap = h.take(obs)
+    #expect(tap.map { $0["gesture"]?.string } == ["tap"])
+    #expect(tap.first?["rt"]?.number == 462)
+    #expect(!h.core.timersUnsettled)
+  }
+
+  @Test func aStopsDrainPlansItsEnd() throws {
+    let h = CoreHarness()
+    _ = try h.observer("s")
+    _ = h.takeActions()
+    h.core.requestShutdown(at: 10)
+    #expect(h.core.timersUnsettled)
+    h.core.settleTimers()
+    #expect(h.takeActions().compactMap(\.wakeTime).count == 1)
   }
 
   /// Ticks with nothing set or cleared and nothing due do nothing; a deadline armed between
@@ -173,14 +208,5 @@ import TouchProtocol
     #expect(h.take(obs).isEmpty)
     h.tick(at: 601)
     #expect(h.take(obs).map { $0["gesture"]?.string } == ["longpress"])
-  }
-
-  @Test func aStopsDrainTurnsTheTickOn() throws {
-    let h = CoreHarness()
-    _ = try h.observer("s")
-    _ = h.takeActions()
-    h.core.requestShutdown(at: 10)
-    h.collect()
-    #expect(told(h.takeActions()).last == true)
   }
 }

@@ -1,13 +1,15 @@
 /// Time in the core: the sources' engine deadlines (a single tap once the double-tap wait is
 /// over, a long press), the end of departed sources' resume windows, paused readers' return,
 /// rate-limit reports owed to a peer gone quiet, signed tokens' expiry and the shutdown drain's
-/// end. The driver calls `tick(at:)` before its loop waits (and when the wake-up it was asked
-/// for fires); the core fires what is due and asks for the next wake-up.
+/// end. The driver calls `settleTimers()` when each event it brought to the core is done (and
+/// `wakeFired(at:)` when the wake-up it was asked for fires); the core fires what is due and
+/// asks for the next wake-up.
 extension RelayCore {
-  /// How long after an engine deadline the wake-up comes: a busy loop ticks far more often than
-  /// this; an idle one is woken this much later. A wait's timeout under the kernel's 4 ms tick
-  /// makes each wake-up dearer (ARCHITECTURE.md, "One deadline queue"), so no wake-up is asked
-  /// for closer than this to the present unless something other than an engine is due.
+  /// How long after an engine deadline the wake-up comes: a busy loop settles its timers far
+  /// more often than this; an idle one is woken this much later. A wait's timeout under the
+  /// kernel's 4 ms tick makes each wake-up dearer (ARCHITECTURE.md, "One deadline queue"), so
+  /// no wake-up is asked for closer than this to the present unless something other than an
+  /// engine is due.
   public static let deadlineSlackMs = 5.0
 
   /// The earliest time anything is due, if anything is: the driver need not tick before it.
@@ -15,20 +17,35 @@ extension RelayCore {
     earliest(deadlines.earliest, otherDue)
   }
 
-  /// Something will fall due (`nextDue` is set): the driver ticks before each wait only then.
+  /// Something will fall due (`nextDue` is set).
   public var hasTimers: Bool {
     !deadlines.isEmpty || resumeAt != nil || sweepAt != nil || drainDeadline != nil || reportAt != nil
       || !tokenExpiries.isEmpty
   }
 
-  /// A timer was set or cleared: tells the driver if that changed whether it must tick before
-  /// each wait (`.tickBeforeWaits`), so a loop with nothing due runs without the tick.
+  /// A timer was set or cleared: the next `settleTimers` or `tick` plans the wake-up again.
   func timersChanged() {
     timersMoved = true
-    let has = hasTimers
-    guard has != toldTimers else { return }
-    toldTimers = has
-    emit(.tickBeforeWaits(has))
+  }
+
+  /// Whether `settleTimers()` has anything to do: a timer was set or cleared since the last
+  /// tick, or what was due then is due by the server time of the last event (`now`) and no
+  /// tick ran at that time. A tick fires all that is due at its time, so the last condition
+  /// only guards the driver, which settles until this is false, against looping for ever.
+  public var timersUnsettled: Bool {
+    if timersMoved { return true }
+    guard let due = dueAtLastTick, now > tickedAt else { return false }
+    return now >= due
+  }
+
+  /// Fires what is due by the server time of the last event the core saw, and asks for the
+  /// next wake-up if a timer was set or cleared: what the driver calls once each event it
+  /// brought in is done, reading no clock. A deadline falls due between events; the next event
+  /// fires it (on a busy server, within a frame's gap), and the wake-up `deadlineSlackMs` after
+  /// it does when none comes: the relay then needs no hook in its loop's every iteration.
+  public func settleTimers() {
+    guard timersUnsettled else { return }
+    tick(at: now)
   }
 
   /// The earliest of what is due other than engine deadlines.
@@ -46,14 +63,13 @@ extension RelayCore {
   /// needs one earlier than the one it has.
   public func tick(at rt: Double) {
     now = rt
-    // Twice a frame, with engine deadlines pending: when no timer was set or cleared since
-    // the last tick and the earliest is not due, there is nothing to fire, and the wake-up
-    // asked for then still stands.
+    // When no timer was set or cleared since the last tick and the earliest is not due, there
+    // is nothing to fire, and the wake-up asked for then still stands.
     if !timersMoved, let due = dueAtLastTick, rt < due { return }
     if let first = deadlines.earliest, first <= rt {
       while let peer = deadlines.popDue(rt) { deadlineFell(peer, at: rt) }
     }
-    // The driver ticks before every wait of its loop: the common case has nothing else due.
+    // Ticks come after every event: the common case has nothing else due.
     if resumeAt != nil || sweepAt != nil || drainDeadline != nil || reportAt != nil || !tokenExpiries.isEmpty {
       resumeReaders(at: rt)
       sendOverdueReports(at: rt)
@@ -64,6 +80,7 @@ extension RelayCore {
     planWake(at: rt)
     timersMoved = false
     dueAtLastTick = nextDue
+    tickedAt = rt
   }
 
   /// The wake-up asked for with `.wake` fired.

@@ -86,10 +86,10 @@ final class LWSDriver {
     updateLoopHook()
   }
 
-  /// The loop hook runs while the core has timers (it says when that changes:
-  /// `.tickBeforeWaits`) or there is a cluster bus to flush, and costs nothing otherwise.
+  /// The loop hook runs while there is a cluster bus to flush, and costs nothing otherwise: the
+  /// core's timers are settled when each event is done (`performActions`).
   private func updateLoopHook() {
-    loopHook?.isActive = core.hasTimers || bus != nil
+    loopHook?.isActive = bus != nil
   }
 
   func now() -> Double { MonotonicClock.nowMs() + clockOffset }
@@ -98,15 +98,23 @@ final class LWSDriver {
   func nowNanoseconds() -> Int64 { MonotonicClock.nanoseconds() + Int64(clockOffset * 1_000_000) }
 
   /// libwebsockets 4.1's libev glue can leave its own timers (ping, idle hang-up, timeouts)
-  /// armed late; waking its event pipe once a second makes it service whatever is due.
+  /// armed late; waking its event pipe once a second makes it service whatever is due. The
+  /// core's timers are ticked by the clock here too: they fire with events and the wake-up
+  /// (`settleTimers`), and this bounds how late one can be to a second should a wake-up ever
+  /// not come, as the loop hook that ticked every iteration used to.
   func heartbeat() {
     guard eventLoop != nil, let context, !finished else { return }
     lws_cancel_service(context)
     heartbeatTimer.schedule(context, afterMilliseconds: 1000)
+    if core.hasTimers {
+      core.tick(at: now())
+      performActions()
+    }
   }
 
-  /// Before the loop waits (every iteration with libev; after each `lws_service` on the poll
-  /// loop): fires what the core has due and writes what that queued.
+  /// Before the loop waits (every iteration with libev while there is a cluster bus; after each
+  /// `lws_service` on the poll loop): flushes the bus, fires what the core has due by the clock
+  /// and writes what that queued.
   func tickIfDue() {
     // One data message on the cluster bus per loop iteration at most.
     bus?.flush()
@@ -127,6 +135,10 @@ final class LWSDriver {
   /// Runs when every callback (or timer) that reached the core ends.
   func performActions() {
     repeat {
+      // Deadlines due by the event's time fire now, and a timer it set or cleared plans the
+      // wake-up again (`settleTimers`): at the end of each event rather than in a hook run on
+      // every loop iteration (two per frame), which cost more than the rest of the timers.
+      core.settleTimers()
       core.drainActions(perform)
       core.drainOutputs { peer in
         // The wsi holds the driver's peer: no reference counting here.
@@ -138,7 +150,7 @@ final class LWSDriver {
         Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0) }
       }
       flushWrites()
-    } while core.hasPendingActions
+    } while core.hasPendingActions || core.timersUnsettled
   }
 
   private func perform(_ action: RelayAction) {
@@ -151,8 +163,6 @@ final class LWSDriver {
       if let link = LWSPeer.of(peer) { lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
     case .wake(let at):
       if let context { wakeTimer.schedule(context, afterMilliseconds: at - core.now) }
-    case .tickBeforeWaits:
-      updateLoopHook()
     case .finished:
       finish()
     case .log(let line):

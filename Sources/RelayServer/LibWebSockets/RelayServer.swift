@@ -313,8 +313,9 @@ public final class RelayServer: Sendable {
     }
     while !driver.finished {
       if lws_service(context, 0) < 0 { break }
-      // lws' poll loop runs one wait per call; libev's runs until broken and ticks the core
-      // itself (`LWSDriver.loopHook`).
+      // lws' poll loop runs one wait per call; libev's runs until broken, and flushes the
+      // cluster bus itself (`LWSDriver.loopHook`). Both settle the core's timers after each
+      // event (`LWSDriver.performActions`).
       if resources.eventLoop == nil { driver.tickIfDue() }
     }
     contextAddress.withLock { $0 = 0 }
