@@ -79,7 +79,7 @@ public struct JSONWriter: ~Copyable {
   /// Copies `n` bytes with at most two overlapping loads and stores instead of a call to
   /// `memcpy`: JSON is made of short runs (names, ids, states), and for those the call and its
   /// size dispatch cost more than the copy (a `gesture` message has some 30 of them).
-  @inline(__always) static func copy(
+  @inline(__always) fileprivate static func copy(
     _ src: UnsafePointer<UInt8>, to dst: UnsafeMutablePointer<UInt8>, _ n: Int
   ) {
     let s = UnsafeRawPointer(src)

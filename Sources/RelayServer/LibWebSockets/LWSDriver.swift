@@ -106,18 +106,19 @@ final class LWSDriver {
     guard eventLoop != nil, let context, !finished else { return }
     lws_cancel_service(context)
     heartbeatTimer.schedule(context, afterMilliseconds: 1000)
-    if core.hasTimers {
-      core.tick(at: now())
-      performActions()
-    }
+    tickByClock()
   }
 
   /// Before the loop waits (every iteration with libev while there is a cluster bus; after each
-  /// `lws_service` on the poll loop): flushes the bus, fires what the core has due by the clock
-  /// and writes what that queued.
+  /// `lws_service` on the poll loop): flushes the bus, then `tickByClock`.
   func tickIfDue() {
     // One data message on the cluster bus per loop iteration at most.
     bus?.flush()
+    tickByClock()
+  }
+
+  /// Fires what the core has due by the clock and writes what that queued.
+  private func tickByClock() {
     guard core.hasTimers else { return }
     // Also asks for the next wake-up when nothing is due yet.
     core.tick(at: now())
