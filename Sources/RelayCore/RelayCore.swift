@@ -235,9 +235,16 @@ public final class RelayCore {
     counters.messagesIn += 1
     counters.bytesIn += bytes.count
     if configuration.record, peer.role == .source { emit(.record(peer, .message(Array(bytes), rt: rt))) }
-    peer.source?.engine.prefetch()
-    if peer.role == .source, let text = decoder.compactFrame(bytes, into: &incomingFrame) {
-      return handleFrame(incomingFrame, text: text, from: peer, rt: rt)
+    peer.source?.prefetchEngine()
+    if peer.role == .source {
+      // The kept frame is moved out and back, not passed as it is: passing a class's stored
+      // property retains its touch array for the call, as the call could replace it.
+      var frame = Frame(seq: 0, t: 0, touches: [])
+      swap(&frame, &incomingFrame)
+      defer { swap(&frame, &incomingFrame) }
+      if let text = decoder.compactFrame(bytes, into: &frame) {
+        return handleFrame(frame, text: text, from: peer, rt: rt)
+      }
     }
     switch decoder.decode(bytes) {
     case .failure(let e):
@@ -262,7 +269,7 @@ public final class RelayCore {
     now = rt
     peer.messagesIn += 1
     counters.messagesIn += 1
-    peer.source?.engine.prefetch()
+    peer.source?.prefetchEngine()
     guard peer.role == .source else { return }
     handleSource(message, from: peer, rt: rt)
   }

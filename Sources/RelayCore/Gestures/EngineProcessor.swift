@@ -27,8 +27,8 @@ final class EngineProcessor: GestureProcessor {
   /// frame comes, and the engine then waits on memory line after line. Its recognizers and
   /// context, the first ~768 bytes of the engine held in this object, are asked for as the
   /// frame arrives, so the loads overlap decoding and mirroring it.
-  func prefetch() {
-    tr_prefetch(Unmanaged.passUnretained(self).toOpaque(), 768)
+  var hotState: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: Unmanaged.passUnretained(self).toOpaque(), count: 768)
   }
 
   /// Called once the frame is decoded, when the engine's own lines (above) have arrived: the

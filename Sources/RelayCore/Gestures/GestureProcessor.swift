@@ -16,8 +16,9 @@ protocol GestureProcessor: AnyObject {
   func advance(to t: Double) -> EngineOutput
   func cancelAll(at t: Double) -> EngineOutput
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError>
-  /// A frame for this engine just arrived: start loading its state (see `EngineProcessor`).
-  func prefetch()
+  /// The engine's state to start loading when a frame for it arrives (see `EngineProcessor`);
+  /// empty for none. Read once, when the source joins (`SourceState.prefetchEngine`).
+  var hotState: UnsafeRawBufferPointer { get }
   /// The frame is decoded: start loading the buffers the state points to.
   func prefetchBuffers()
 }

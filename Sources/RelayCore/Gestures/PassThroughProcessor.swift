@@ -9,7 +9,7 @@ final class PassThroughProcessor: GestureProcessor {
   func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput? { nil }
   func advance(to t: Double) -> EngineOutput { EngineOutput() }
   func cancelAll(at t: Double) -> EngineOutput { EngineOutput() }
-  func prefetch() {}
+  var hotState: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
   func prefetchBuffers() {}
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError> {
     .failure(ProtocolError(.unknownScene, "the server runs without gestures (--no-gestures): no scene"))

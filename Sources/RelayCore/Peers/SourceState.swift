@@ -1,3 +1,4 @@
+import CPrefetch
 import TUIO
 import TouchProtocol
 
@@ -26,12 +27,21 @@ public final class SourceState {
   /// `"source":"<id>"`, written once: every message the source causes starts with it. (A
   /// source's id is given when it joins and never changes.)
   let sourceMember: [UInt8]
+  /// `engine.hotState`, kept: asking the engine for it on every frame, through the
+  /// existential, retained and released the engine around the call.
+  private let engineHotState: UnsafeRawBufferPointer
 
   init(info: SourceInfo, engine: any GestureProcessor, frameGate: RateGate) {
     self.info = info
     self.engine = engine
     self.frameGate = frameGate
     sourceMember = ServerMessage.sourceMember(info.id)
+    engineHotState = engine.hotState
+  }
+
+  /// A frame for this source just arrived: start loading its engine's state.
+  @inline(__always) func prefetchEngine() {
+    tr_prefetch(engineHotState.baseAddress, engineHotState.count)
   }
 
   /// The scene's current state, if the source runs one.
