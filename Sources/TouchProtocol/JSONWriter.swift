@@ -9,10 +9,13 @@ public struct JSONWriter: ~Copyable {
   private var count: Int
   private var capacity: Int
   /// Whether the next member of each open object or array needs a comma: a bit per level for
-  /// the innermost 64 (no allocation on the hot path), an array for the levels beyond.
+  /// the innermost 64 (no allocation on the hot path), a flag per level beyond in raw memory
+  /// allocated at the 65th (index `depth - 64`). Raw, not an array: a writer then holds no
+  /// reference, and ending one (every message) destroys nothing but its buffer.
   private var depth = 0
   private var commaBits: UInt64 = 0
-  private var deepCommas: [Bool] = []
+  private var deepCommas: UnsafeMutablePointer<Bool>?
+  private var deepCapacity = 0
 
   /// `headroom` zero bytes are reserved in front of the JSON (libwebsockets' LWS_PRE).
   public init(headroom: Int = 0, capacity: Int = 256) {
@@ -35,7 +38,10 @@ public struct JSONWriter: ~Copyable {
   }
 
   // A writer whose buffer was taken has capacity 0 and owns nothing.
-  deinit { if capacity > 0 { base.deallocate() } }
+  deinit {
+    if capacity > 0 { base.deallocate() }
+    deepCommas?.deallocate()
+  }
 
   /// Hands the buffer over without copying it: everything written, headroom included. The
   /// caller deallocates it (`deallocate()`).
@@ -150,9 +156,21 @@ public struct JSONWriter: ~Copyable {
   }
 
   // The levels past 64, out of line: no message the server writes goes that deep.
-  @inline(never) private mutating func spill() { deepCommas.append(commaBits >> 63 != 0) }
+  @inline(never) private mutating func spill() {
+    let level = depth - 64
+    if level == deepCapacity {
+      let grown = UnsafeMutablePointer<Bool>.allocate(capacity: max(64, 2 * deepCapacity))
+      if let old = deepCommas {
+        grown.moveInitialize(from: old, count: deepCapacity)
+        old.deallocate()
+      }
+      deepCommas = grown
+      deepCapacity = max(64, 2 * deepCapacity)
+    }
+    (deepCommas! + level).initialize(to: commaBits >> 63 != 0)
+  }
 
-  @inline(never) private mutating func unspill() { if deepCommas.removeLast() { commaBits |= 1 << 63 } }
+  @inline(never) private mutating func unspill() { if deepCommas![depth - 64] { commaBits |= 1 << 63 } }
 
   // Brackets and names are inlined: a `gesture` message has 20 to 30 of each, and the call
   // cost about what the work did. `number`, `int` and `string` are not: inlined too, their

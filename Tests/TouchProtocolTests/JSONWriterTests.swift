@@ -133,9 +133,10 @@ import Testing
         == #"{"k0":"plain","k\"1":"with \"quote\"","k2":"","k\"3":"ünïcødé","k4":"tab\tend"}"#)
   }
 
-  /// Commas are tracked per level: with bits for the first 64 levels and an array beyond.
+  /// Commas are tracked per level: with bits for the first 64 levels and a flag per level
+  /// beyond, in storage that grows (64 levels, then 128).
   @Test func commasAreRightAtAnyDepth() throws {
-    for depth in [1, 2, 63, 64, 65, 100] {
+    for depth in [1, 2, 63, 64, 65, 100, 128, 129, 300] {
       var w = JSONWriter()
       var expected = ""
       for _ in 0..<depth {
