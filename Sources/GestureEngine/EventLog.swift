@@ -5,6 +5,9 @@ struct EventLog: Sendable {
   /// The gesture events for the engine's output, in order, already clamped finite. They are
   /// kept apart from the notes so the output takes them as they are, without a copy each.
   private(set) var events: [GestureEvent] = []
+  /// The buffer `takeEvents` handed out last time, for the next events (as `handedOut` is
+  /// for the notes): a frame with a gesture allocated a list and freed it again.
+  private var eventsHandedOut: [GestureEvent] = []
   /// Everything that happened, in order and unclamped, for a scene to read; kept only while
   /// one does (`recordsNotes`).
   private(set) var notes: [ArenaNote] = []
@@ -37,9 +40,10 @@ struct EventLog: Sendable {
 
   /// The events since the last call; they go to the caller whole.
   mutating func takeEvents() -> [GestureEvent] {
-    var taken: [GestureEvent] = []
-    swap(&taken, &events)
-    return taken
+    guard !events.isEmpty else { return [] }
+    swap(&events, &eventsHandedOut)
+    events.removeAll(keepingCapacity: true)
+    return eventsHandedOut
   }
 
   mutating func drainNotes() -> [ArenaNote] {
