@@ -28,8 +28,8 @@ public final class RelayCore {
   @exclusivity(unchecked) private var draining: [RelayAction] = []
   /// Peers with output the driver has not been told of (see `drainOutputs`), and the list
   /// being handed over (both reused).
-  @exclusivity(unchecked) var outputs: [Peer] = []
-  @exclusivity(unchecked) private var drainingOutputs: [Peer] = []
+  @exclusivity(unchecked) var outputs = PeerList()
+  @exclusivity(unchecked) private var drainingOutputs = PeerList()
   /// The `touches` message of the frame being taken, once made: the frame's gesture messages
   /// copy their origin from it (`broadcastGesture`). Set only while a frame is taken, so any
   /// gesture broadcast meanwhile is that frame's source's, with its `seq` and `rt`.
@@ -136,13 +136,9 @@ public final class RelayCore {
   /// it gives nothing, send `peer.closeToSend` if set.
   public func drainOutputs(_ body: (Peer) -> Void) {
     while !outputs.isEmpty {
+      // Peers announced meanwhile go to the other list, handed over next time round.
       swap(&outputs, &drainingOutputs)
-      do {
-        // Its own copy, ended before the removal below, which then keeps the storage.
-        let peers = drainingOutputs
-        peers.forEachBorrowed(body)
-      }
-      drainingOutputs.removeAll(keepingCapacity: true)
+      drainingOutputs.drain(body)
     }
   }
 

@@ -11,4 +11,16 @@ extension Array where Element: AnyObject {
       }
     }
   }
+
+  /// `firstIndex(where:)` with each element borrowed, as in `forEachBorrowed`.
+  @inline(__always)
+  func firstIndexBorrowed(where predicate: (Element) -> Bool) -> Int? {
+    withUnsafeBufferPointer { elements in
+      for i in 0..<elements.count
+      where Unmanaged.passUnretained(elements[i])._withUnsafeGuaranteedRef({ predicate($0) }) {
+        return i
+      }
+      return nil
+    }
+  }
 }

@@ -21,7 +21,7 @@ extension RelayCore {
   /// passed on as it is: one reference counted per observer, for its queue.
   @inline(__always)
   func fanOut(to observers: [Peer], where wants: (Peer) -> Bool, _ make: () -> OutgoingMessage) -> OutgoingMessage? {
-    guard let first = observers.firstIndex(where: wants) else { return nil }
+    guard let first = observers.firstIndexBorrowed(where: wants) else { return nil }
     let m = make()
     observers.forEachBorrowed(from: first) { obs in if wants(obs) { enqueue(m, to: obs) } }
     return m
