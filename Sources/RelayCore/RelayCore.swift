@@ -152,6 +152,9 @@ public final class RelayCore {
   /// Actions or outputs are waiting to be taken (`drainActions`, `drainOutputs`).
   public var hasPendingActions: Bool { !actions.isEmpty || !outputs.isEmpty }
 
+  /// Actions are waiting to be taken (`drainActions`): most events ask for none.
+  public var hasActions: Bool { !actions.isEmpty }
+
   func log(_ level: Logger.Level, _ message: String, _ metadata: @autoclosure () -> Logger.Metadata = [:]) {
     guard level >= configuration.logLevel else { return }
     emit(.log(LogLine(level: level, message: message, metadata: metadata())))

@@ -140,7 +140,8 @@ final class LWSDriver {
       // wake-up again (`settleTimers`): at the end of each event rather than in a hook run on
       // every loop iteration (two per frame), which cost more than the rest of the timers.
       core.settleTimers()
-      core.drainActions(perform)
+      // Only when there are any: handing over `perform` retained the driver for the call.
+      if core.hasActions { core.drainActions(perform) }
       core.drainOutputs { peer in
         // The wsi holds the driver's peer: no reference counting here.
         guard let handle = peer.transport else {
