@@ -41,7 +41,8 @@ struct GestureArena: Sendable {
 
   // MARK: Timers
 
-  var nextDeadline: Double? {
+  // Inlined: called, it was handed a copy of the whole arena (800 bytes) after every frame.
+  @inline(__always) var nextDeadline: Double? {
     switch (tap.deadline(ctx: ctx), longPress.deadline) {
     case (nil, nil): return nil
     case (let a?, nil): return a
@@ -70,7 +71,9 @@ struct GestureArena: Sendable {
   mutating func apply(_ frame: Frame, maxFingers: Int, plan: inout FramePlan) -> [ProtocolError] {
     ctx.table.plan(frame, maxFingers: maxFingers, into: &plan)
     apply(plan, t: frame.t)
-    let errors = plan.errors
+    // Moved out, not copied: a copy retained the list, empty or not, on every frame.
+    var errors: [ProtocolError] = []
+    swap(&errors, &plan.errors)
     plan.removeAll()
     return errors
   }

@@ -109,7 +109,8 @@ struct TapRecognizer: Sendable {
 
   /// The next timer: the end of the wait for another tap, or, while a press is under way
   /// and a sequence waits on it, the moment the press becomes too long to be a tap.
-  func deadline(ctx: GestureContext) -> Double? {
+  // Inlined for the same reason as `GestureArena.nextDeadline`: `ctx` is large.
+  @inline(__always) func deadline(ctx: GestureContext) -> Double? {
     guard let p = pending, !p.reported else { return nil }
     if ctx.table.isEmpty { return p.upT + ctx.settings.multiTapInterval }
     return isCandidate ? ctx.sequence.startT + ctx.settings.tapMaxDuration : nil
