@@ -15,8 +15,9 @@ struct FramePlan: Sendable {
   var errors: [ProtocolError] = []
 
   /// Empties every list for the next frame. The lists keep their buffers; most are empty
-  /// most frames, and emptying an empty one is skipped (it is not free). The errors went
-  /// out with the previous frame's output, so that buffer is let go rather than shared.
+  /// most frames, and emptying an empty one is skipped (it is not free). The errors go out
+  /// with the frame's output (`GestureArena.apply` moves them out first); any left here are
+  /// let go rather than shared.
   mutating func removeAll() {
     if !cancels.isEmpty { cancels.removeAll(keepingCapacity: true) }
     if !updates.isEmpty { updates.removeAll(keepingCapacity: true) }

@@ -117,9 +117,9 @@ public struct SourceEngine: Sendable {
   public mutating func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput {
     arena.fireTimers(until: frame.t, inclusive: false)
     let errors = arena.apply(frame, maxFingers: maxFingers, plan: &scratch.plan)
-    var out = drain()
-    out.errors = errors
-    return out
+    // Into the output as it is made: set afterwards, the empty list it replaced was destroyed
+    // through its type's generic witness on every frame.
+    return drain(errors: errors)
   }
 
   /// Fires the timers due at or before `t`; each event's `t` is its timer's deadline.
@@ -146,9 +146,9 @@ public struct SourceEngine: Sendable {
   }
 
   /// Takes the events and scene changes of a call, and notes the next deadline it left.
-  private mutating func drain() -> EngineOutput {
+  private mutating func drain(errors: [ProtocolError] = []) -> EngineOutput {
     nextDeadline = arena.nextDeadline
-    var out = EngineOutput(events: arena.ctx.log.takeEvents())
+    var out = EngineOutput(events: arena.ctx.log.takeEvents(), errors: errors)
     if scene != nil {
       let notes = arena.ctx.log.drainNotes()
       if !notes.isEmpty, scene!.consume(notes, deferredTaps: arena.ctx.settings.deferredTaps) {
