@@ -15,14 +15,12 @@ struct FramePlan: Sendable {
   var errors: [ProtocolError] = []
 
   /// Empties every list for the next frame. The lists keep their buffers; most are empty
-  /// most frames, and emptying an empty one is skipped (it is not free). The errors go out
-  /// with the frame's output (`GestureArena.apply` moves them out first); any left here are
-  /// let go rather than shared.
+  /// most frames, and emptying an empty one is skipped (it is not free). The errors are not
+  /// among them: `GestureArena.apply` moves them out into the frame's output first.
   mutating func removeAll() {
     if !cancels.isEmpty { cancels.removeAll(keepingCapacity: true) }
     if !updates.isEmpty { updates.removeAll(keepingCapacity: true) }
     if !ends.isEmpty { ends.removeAll(keepingCapacity: true) }
     if !begins.isEmpty { begins.removeAll(keepingCapacity: true) }
-    if !errors.isEmpty { errors = [] }
   }
 }
