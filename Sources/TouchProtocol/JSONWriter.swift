@@ -159,13 +159,14 @@ public struct JSONWriter: ~Copyable {
   @inline(never) private mutating func spill() {
     let level = depth - 64
     if level == deepCapacity {
-      let grown = UnsafeMutablePointer<Bool>.allocate(capacity: max(64, 2 * deepCapacity))
+      let grownCapacity = max(64, 2 * deepCapacity)
+      let grown = UnsafeMutablePointer<Bool>.allocate(capacity: grownCapacity)
       if let old = deepCommas {
         grown.moveInitialize(from: old, count: deepCapacity)
         old.deallocate()
       }
       deepCommas = grown
-      deepCapacity = max(64, 2 * deepCapacity)
+      deepCapacity = grownCapacity
     }
     (deepCommas! + level).initialize(to: commaBits >> 63 != 0)
   }
