@@ -80,7 +80,7 @@ import TouchRelayClient
   /// A busy port, an address not of this machine and an unknown name are start-up errors that
   /// say which. Through the binary: libwebsockets 4.1 leaks about 100 bytes for each context it
   /// fails to create, which LeakSanitizer would pin on this process (tools/sanitize).
-  @Test func aBusyPortAnAddressNotOfThisMachineAndAnUnknownNameAreStartErrors() throws {
+  @Test func aBusyPortAnAddressNotOfThisMachineAndAnUnknownNameAreStartErrors() async throws {
     let relay = try TestRelay()
     defer { relay.stop() }
     let cases = [
@@ -90,7 +90,7 @@ import TouchRelayClient
       (["--host", "no-such-host.invalid", "--port", "0"], "cannot listen on host 'no-such-host.invalid': "),
     ]
     for (arguments, message) in cases {
-      let (status, text) = try ShutdownTests.runToExit(arguments)
+      let (status, text) = try await ShutdownTests.runToExit(arguments)
       #expect(status == 1, "\(arguments): \(text)")
       #expect(text.contains(message), "\(arguments): \(text)")
     }

@@ -31,7 +31,7 @@ import TouchRelayClient
     #expect(try await relay.health()["node"]?.stringValue == "edge-1.a_b")
     let metrics = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/metrics").text
     #expect(metricValue(metrics, #"touchrelay_node_info{node="edge-1.a_b"}"#) == 1, "\(metrics)")
-    let (p, line, _) = try ShutdownTests.launchForLine(["--node-id", "n7"])
+    let (p, line, _) = try await ShutdownTests.launchForLine(["--node-id", "n7"])
     defer {
       terminate(p)
     }

@@ -27,16 +27,8 @@ import Testing
       "README.md's configuration table should read:\n\(expected.joined(separator: "\n"))")
   }
 
-  @Test func theHelpShowsEveryOptionWithItsDefault() throws {
-    let p = Process()
-    p.executableURL = ShutdownTests.binary
-    p.arguments = ["--help"]
-    let out = ChildProcess.pipe()
-    p.standardOutput = out
-    try ChildProcess.run(p)
-    let help = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
-    let status = p.terminationStatus
+  @Test func theHelpShowsEveryOptionWithItsDefault() async throws {
+    let (status, help) = try await runTool(ShutdownTests.binary.path, ["--help"])
     #expect(status == 0)
     // ArgumentParser wraps long help lines: compare with the whitespace folded.
     let folded = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")

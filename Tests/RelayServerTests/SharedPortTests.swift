@@ -30,15 +30,7 @@ import TouchRelayClient
   /// has written its start-up line or exited. The wait is on a thread of its own: blocking the
   /// test pool's two threads would stall every other test's timers.
   static func launch(_ args: [String], logLevel: String = "error", log: FileHandle? = nil) async throws -> Launched {
-    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Launched, any Error>) in
-      Thread {
-        do {
-          done.resume(returning: try launchWaiting(args, logLevel: logLevel, log: log))
-        } catch {
-          done.resume(throwing: error)
-        }
-      }.start()
-    }
+    try await onOwnThread { try launchWaiting(args, logLevel: logLevel, log: log) }
   }
 
   private static func launchWaiting(_ args: [String], logLevel: String, log: FileHandle?) throws -> Launched {

@@ -10,8 +10,8 @@ import TouchRelayClient
   }
 
   /// Starts `touch-relay --port 0 ...` and reads the port from its one start-up line.
-  static func launch(_ args: [String] = [], errors: Pipe? = nil) throws -> (Process, Int, Pipe) {
-    let (p, line, out) = try launchForLine(args, errors: errors)
+  static func launch(_ args: [String] = [], errors: Pipe? = nil) async throws -> (Process, Int, Pipe) {
+    let (p, line, out) = try await launchForLine(args, errors: errors)
     let port = url(in: line).split(separator: ":").last.flatMap { Int($0) }
     return (p, try #require(port, "no port in start-up line '\(line)'"), out)
   }
@@ -21,8 +21,13 @@ import TouchRelayClient
     line.components(separatedBy: " listening on ").dropFirst().first?.split(separator: " ").first.map(String.init) ?? ""
   }
 
-  /// Starts `touch-relay --port 0 ...` and returns its start-up lines (written at once).
-  static func launchForLine(_ args: [String] = [], errors: Pipe? = nil) throws -> (Process, String, Pipe) {
+  /// Starts `touch-relay --port 0 ...` and returns its start-up lines (written at once). The
+  /// wait for them is on a thread of its own, not the pool's (`onOwnThread`).
+  static func launchForLine(_ args: [String] = [], errors: Pipe? = nil) async throws -> (Process, String, Pipe) {
+    try await onOwnThread { try launchWaiting(args, errors: errors) }
+  }
+
+  private static func launchWaiting(_ args: [String], errors: Pipe?) throws -> (Process, String, Pipe) {
     let p = Process()
     p.executableURL = binary
     p.arguments = ["--port", "0", "--log-level", "error"] + args
@@ -53,7 +58,7 @@ import TouchRelayClient
   @Test(arguments: [[], ["--host", "lo"], ["--host", "::1"], ["--host", "[::1]"], ["--host", "localhost"]])
   func startUpLineSaysWhereItListens(arguments: [String]) async throws {
     #expect(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build touch-relay first")
-    let (p, line, _) = try Self.launchForLine(arguments)
+    let (p, line, _) = try await Self.launchForLine(arguments)
     defer {
       terminate(p)
     }
@@ -68,7 +73,7 @@ import TouchRelayClient
   /// On every IPv4 interface the line names no address a phone can use; the lines after it
   /// list this machine's own, and the pages answer there.
   @Test func onEveryInterfaceItListsTheAddressesOtherDevicesUse() async throws {
-    let (p, lines, _) = try Self.launchForLine(["--host", "0.0.0.0"])
+    let (p, lines, _) = try await Self.launchForLine(["--host", "0.0.0.0"])
     defer {
       terminate(p)
     }
@@ -82,7 +87,7 @@ import TouchRelayClient
     let page = "http://\(outside):\(port)/"
     #expect(listed.contains { $0.contains(page) }, "\(lines)")
     #expect(try await HTTPClient.get(page + "healthz").status == 200)
-    let (q, loopbackLines, _) = try Self.launchForLine([])
+    let (q, loopbackLines, _) = try await Self.launchForLine([])
     defer {
       terminate(q)
     }
@@ -93,7 +98,7 @@ import TouchRelayClient
   @Test func startUpLineSaysWssWithTLS() async throws {
     let (dir, cert, key) = try await TLSTests.makeCertificate()
     defer { try? FileManager.default.removeItem(at: dir) }
-    let (p, line, _) = try Self.launchForLine(["--cert", cert, "--key", key])
+    let (p, line, _) = try await Self.launchForLine(["--cert", cert, "--key", key])
     defer {
       terminate(p)
     }
@@ -103,7 +108,7 @@ import TouchRelayClient
   }
 
   @Test func sigtermClosesEveryConnectionWith1001AndExitsZero() async throws {
-    let (p, port, _) = try Self.launch()
+    let (p, port, _) = try await Self.launch()
     let base = "ws://127.0.0.1:\(port)"
     let observer = try await WebSocketConnection.connect(base + "/v1/observe/bye")
     _ = try await observer.nextJSON(type: "welcome")
@@ -125,7 +130,7 @@ import TouchRelayClient
 
   @Test(arguments: ["libev", "poll"])
   func sigtermOnEitherEventLoopDrainsAndExitsZero(loop: String) async throws {
-    let (p, port, _) = try Self.launch(["--event-loop", loop])
+    let (p, port, _) = try await Self.launch(["--event-loop", loop])
     let observer = try await WebSocketConnection.connect("ws://127.0.0.1:\(port)/v1/observe/loop")
     _ = try await observer.nextJSON(type: "welcome")
     kill(p.processIdentifier, SIGTERM)
@@ -134,13 +139,19 @@ import TouchRelayClient
   }
 
   @Test func sigintWithNoConnectionsExitsZero() async throws {
-    let (p, _, _) = try Self.launch()
+    let (p, _, _) = try await Self.launch()
     kill(p.processIdentifier, SIGINT)
     #expect(try await Self.exited(p) && p.terminationStatus == 0)
   }
 
   /// Runs the binary to completion (it is expected to refuse to start); its status and stderr.
-  static func runToExit(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+  static func runToExit(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
+    status: Int32, stderr: String
+  ) {
+    try await onOwnThread { try runWaiting(arguments, environment: environment) }
+  }
+
+  private static func runWaiting(_ arguments: [String], environment: [String: String]) throws -> (
     status: Int32, stderr: String
   ) {
     let p = Process()
@@ -155,8 +166,8 @@ import TouchRelayClient
     return (p.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
   }
 
-  @Test func refusesABadFlagWithAClearMessage() throws {
-    let (status, text) = try Self.runToExit(["--port", "70000"])
+  @Test func refusesABadFlagWithAClearMessage() async throws {
+    let (status, text) = try await Self.runToExit(["--port", "70000"])
     #expect(status != 0)
     #expect(text.contains("port must be from 0 to 65535"), "\(text)")
   }
@@ -170,27 +181,27 @@ import TouchRelayClient
     ([], ["TOUCH_RELAY_DEFLATE_MEM_LEVEL": "10"], "deflate mem level must be from 1 to 9"),
     ([], ["TOUCH_RELAY_DEFLATE_MEM_LEVEL": "low"], "TOUCH_RELAY_DEFLATE_MEM_LEVEL='low' is not a valid value"),
   ])
-  func refusesABadWriteSetting(arguments: [String], environment: [String: String], message: String) throws {
-    let (status, text) = try Self.runToExit(arguments, environment: environment)
+  func refusesABadWriteSetting(arguments: [String], environment: [String: String], message: String) async throws {
+    let (status, text) = try await Self.runToExit(arguments, environment: environment)
     #expect(status != 0)
     #expect(text.contains(message), "\(text)")
   }
 
   /// The warning about an open door comes once the server listens, and only when it is one:
   /// not for a loopback name, not with tokens, not for an address it could not listen on.
-  @Test func warnsOfANonLoopbackAddressWithoutTokensOnly() throws {
-    func warned(_ args: [String]) throws -> Bool {
+  @Test func warnsOfANonLoopbackAddressWithoutTokensOnly() async throws {
+    func warned(_ args: [String]) async throws -> Bool {
       let errors = ChildProcess.pipe()
-      let (p, _, _) = try Self.launch(args + ["--log-level", "warning"], errors: errors)
+      let (p, _, _) = try await Self.launch(args + ["--log-level", "warning"], errors: errors)
       terminate(p)
       let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
       return text.contains("without tokens")
     }
-    #expect(try warned(["--host", "0.0.0.0"]))
-    #expect(try !warned(["--host", "localhost"]))
-    #expect(try !warned(["--host", "[::1]"]))
-    #expect(try !warned(["--host", "0.0.0.0", "--source-token", "s"]))
-    let (status, text) = try Self.runToExit(["--host", "203.0.113.77", "--port", "0"])
+    #expect(try await warned(["--host", "0.0.0.0"]))
+    #expect(try await !warned(["--host", "localhost"]))
+    #expect(try await !warned(["--host", "[::1]"]))
+    #expect(try await !warned(["--host", "0.0.0.0", "--source-token", "s"]))
+    let (status, text) = try await Self.runToExit(["--host", "203.0.113.77", "--port", "0"])
     #expect(status == 1, "\(text)")
     #expect(text.contains("cannot listen on 203.0.113.77:0: Cannot assign requested address"), "\(text)")
     #expect(!text.contains("without tokens"), "\(text)")

@@ -7,19 +7,25 @@ import TouchRelayClient
   import Glibc
 #endif
 
-/// A real `redis-server` on a free loopback port, persistence off, owned by one test.
+/// A real `redis-server` on a free loopback port, persistence off, owned by one test. Starting
+/// it, and `redis-cli`, wait on child processes: they do it on a thread of their own
+/// (`onOwnThread`), not on the pool every other test needs meanwhile.
 final class TestRedis: @unchecked Sendable {
   let port: Int
   private var process: Process?
 
-  init() throws {
+  init() async throws {
     port = try freeLoopbackPort()
-    try start()
+    try await start()
   }
 
   var url: String { "redis://127.0.0.1:\(port)" }
 
-  func start() throws {
+  func start() async throws {
+    try await onOwnThread { try self.startWaiting() }
+  }
+
+  private func startWaiting() throws {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
     p.arguments = [
@@ -32,7 +38,7 @@ final class TestRedis: @unchecked Sendable {
     // Ready once it answers.
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {
-      if (try? cli(["PING"])) == "PONG" { return }
+      if (try? cliWaiting(["PING"])) == "PONG" { return }
       Thread.sleep(forTimeInterval: 0.05)
     }
     throw TestRedisError.notReady
@@ -51,7 +57,11 @@ final class TestRedis: @unchecked Sendable {
 
   /// Runs `redis-cli` against it and returns its output, trimmed.
   @discardableResult
-  func cli(_ args: [String]) throws -> String {
+  func cli(_ args: [String]) async throws -> String {
+    try await onOwnThread { try self.cliWaiting(args) }
+  }
+
+  private func cliWaiting(_ args: [String]) throws -> String {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
     p.arguments = ["-h", "127.0.0.1", "-p", "\(port)"] + args
@@ -100,11 +110,11 @@ final class TestNode: @unchecked Sendable {
   let process: Process
   private let output: Pipe
 
-  init(_ name: String, redis: TestRedis, extra: [String] = []) throws {
+  init(_ name: String, redis: TestRedis, extra: [String] = []) async throws {
     self.name = name
     // The server suite's event loop (TOUCH_RELAY_TEST_EVENT_LOOP) for the nodes too.
     let loop = ProcessInfo.processInfo.environment["TOUCH_RELAY_TEST_EVENT_LOOP"].map { ["--event-loop", $0] } ?? []
-    let (p, port, out) = try ShutdownTests.launch(
+    let (p, port, out) = try await ShutdownTests.launch(
       ["--redis", redis.url, "--node-id", name, "--redis-prefix", "test"] + loop + extra)
     process = p
     self.port = port
@@ -159,14 +169,15 @@ final class TestNode: @unchecked Sendable {
 
 /// Nodes on one Redis, each having heard all the others.
 func startCluster(_ names: [String], redis: TestRedis) async throws -> [TestNode] {
-  let nodes = try names.map { try TestNode($0, redis: redis) }
+  var nodes: [TestNode] = []
+  for name in names { nodes.append(try await TestNode(name, redis: redis)) }
   try await waitUntilMeshed(nodes)
   return nodes
 }
 
 /// Waits until every node's bus is up and it has heard every other node (and has asked them
 /// for their sources).
-func waitUntilMeshed(_ nodes: [TestNode], timeout: Duration = TestTime.seconds(10)) async throws {
+func waitUntilMeshed(_ nodes: [TestNode], timeout: Duration = TestTime.seconds(20)) async throws {
   let deadline = ContinuousClock.now + timeout
   while ContinuousClock.now < deadline {
     var meshed = true

@@ -25,7 +25,7 @@ import TouchRelayClient
   }
 
   @Test func aSourceOnOneNodeReachesObserversOnEveryNodeInOrderWithFilters() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
     let (a, b, c) = (nodes[0], nodes[1], nodes[2])
     let (rawA, _) = try await a.observer("s", query: "raw=1")
@@ -60,7 +60,7 @@ import TouchRelayClient
   }
 
   @Test func aLateObserverGetsTheWholeSessionInItsWelcome() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
     let (p1, id1) = try await nodes[0].source("late", hello: Self.flatcube)
     let (p2, id2) = try await nodes[2].source("late", hello: Self.hello)
@@ -79,7 +79,7 @@ import TouchRelayClient
   }
 
   @Test func aControlOnOneNodeChangesTheSceneOfASourceOnAnother() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
     let (phone, id) = try await nodes[0].source("ctl", hello: Self.flatcube)
     let (watchA, _) = try await nodes[0].observer("ctl")
@@ -100,7 +100,7 @@ import TouchRelayClient
   }
 
   @Test func aSourceDroppedOnOneNodeResumesOnAnother() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
     let (obsA, _) = try await nodes[0].observer("res")
     let (obsC, _) = try await nodes[2].observer("res")
@@ -131,7 +131,7 @@ import TouchRelayClient
   /// SIGKILL of the node holding a source: within 5 s the other nodes' observers get
   /// `cancelled` for its active gestures, then `left` once the resume window has passed.
   @Test func aNodeKilledWithoutAWordCancelsItsGesturesAndItsSourcesLeave() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B"], redis: redis)
     let (obs, _) = try await nodes[1].observer("kill")
     let (phone, id) = try await nodes[0].source("kill", hello: Self.hello)
@@ -156,7 +156,7 @@ import TouchRelayClient
   }
 
   @Test func aSourceOfAKilledNodeResumesElsewhere() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
     let (obs, _) = try await nodes[1].observer("kill2")
     let (phone, id) = try await nodes[0].source("kill2", hello: Self.hello)
@@ -184,7 +184,7 @@ import TouchRelayClient
   /// `dropped` before anything that followed the gap, and delivered + dropped ≥ sent.
   @Test(arguments: ["restart", "pause"])
   func redisLostMidStreamIsAGapReportedNeverSilent(_ how: String) async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B"], redis: redis)
     let (local, _) = try await nodes[0].observer("gap", query: "raw=1")
     let (remote, _) = try await nodes[1].observer("gap", query: "raw=1")
@@ -198,7 +198,7 @@ import TouchRelayClient
           if how == "restart" {
             redis.kill()
             try await Task.sleep(for: .seconds(1))
-            try redis.start()
+            try await redis.start()
           } else {
             redis.pause()
             try await Task.sleep(for: .seconds(3))
@@ -249,12 +249,12 @@ import TouchRelayClient
   }
 
   @Test func garbageOnTheBusIsCountedAndIgnored() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B"], redis: redis)
     let (obs, _) = try await nodes[1].observer("junk", query: "raw=1")
     for junk in ["hello", "TRB1", "TRN1H", String(repeating: "\u{1}", count: 300), "TRB1\u{1}A"] {
-      try redis.cli(["PUBLISH", "test:node:A", junk])
-      try redis.cli(["PUBLISH", "test:nodes", junk])
+      try await redis.cli(["PUBLISH", "test:node:A", junk])
+      try await redis.cli(["PUBLISH", "test:nodes", junk])
     }
     let (phone, _) = try await nodes[0].source("junk", hello: Self.hello)
     try await phone.send(texts: Self.tapFrames(2))
@@ -271,7 +271,7 @@ import TouchRelayClient
   }
 
   @Test func aCleanlyStoppedNodesSourcesLeaveAndTheOthersGoOn() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
     let (obs, _) = try await nodes[1].observer("term", query: "raw=1")
     let (pa, idA) = try await nodes[0].source("term", hello: Self.hello)
@@ -294,10 +294,11 @@ import TouchRelayClient
 /// one Redis. Whichever node the kernel hands a connection to, the session is the same.
 @Suite(.serialized) struct SharedPortClusterTests {
   @Test func twoNodesOnOnePortServeOneSession() async throws {
-    let redis = try TestRedis()
+    let redis = try await TestRedis()
     let port = try freeLoopbackPort()
     let shared = ["--port", "\(port)", "--reuse-port"]
-    let nodes = try ["A", "B"].map { try TestNode($0, redis: redis, extra: shared) }
+    var nodes: [TestNode] = []
+    for name in ["A", "B"] { nodes.append(try await TestNode(name, redis: redis, extra: shared)) }
     #expect(nodes.allSatisfy { $0.port == port })
     // Both up and meshed, as seen through the shared port (each answer is one node's, which
     // the kernel picks: on a busy machine it may take a while to pick both).
