@@ -188,7 +188,7 @@ let package = Package(
     // tests and the through-the-server tests.
     .target(
       name: "ConformanceSupport",
-      dependencies: ["GestureEngine", "TouchProtocol"],
+      dependencies: ["GestureEngine", "TouchProtocol", "TouchRelayClient"],
       path: "Tests/ConformanceSupport"
     ),
     .testTarget(
