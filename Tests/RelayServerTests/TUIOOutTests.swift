@@ -118,7 +118,7 @@ import TouchRelayClient
     var bundles: [OSCPacket] = []
     var tap: OSCMessage?
     while tap == nil {
-      let r = try await watcher.next(timeout: TestTime.seconds(5))
+      let r = try await watcher.next(timeout: TestTime.seconds(10))
       guard case .binary(let bytes) = r else { continue }
       let p = try OSCDecoder.decode(bytes).get()
       switch p {
