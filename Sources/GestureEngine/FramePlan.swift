@@ -14,13 +14,13 @@ struct FramePlan: Sendable {
   var begins: [TouchPoint] = []
   var errors: [ProtocolError] = []
 
-  /// Empties every list for the next frame. The lists keep their buffers; most are empty
-  /// most frames, and emptying an empty one is skipped (it is not free). The errors are not
-  /// among them: `GestureArena.apply` moves them out into the frame's output first.
+  /// Empties every list for the next frame. The lists keep their buffers (most are empty most
+  /// frames, which costs a check here). The errors are not among them: `GestureArena.apply`
+  /// moves them out into the frame's output first.
   mutating func removeAll() {
-    if !cancels.isEmpty { cancels.removeAll(keepingCapacity: true) }
-    if !updates.isEmpty { updates.removeAll(keepingCapacity: true) }
-    if !ends.isEmpty { ends.removeAll(keepingCapacity: true) }
-    if !begins.isEmpty { begins.removeAll(keepingCapacity: true) }
+    cancels.removeAllKeepingStorage()
+    updates.removeAllKeepingStorage()
+    ends.removeAllKeepingStorage()
+    begins.removeAllKeepingStorage()
   }
 }

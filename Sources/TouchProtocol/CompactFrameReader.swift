@@ -38,7 +38,7 @@ struct CompactFrameReader {
     guard var reader = CompactFrameReader(bytes, limits: limits), reader.s.consume(#"{"type":"frame",""#) else {
       return nil
     }
-    frame.touches.removeAll(keepingCapacity: true)
+    frame.touches.removeAllKeepingStorage()
     guard let (seq, t) = reader.members(into: &frame.touches), reader.s.atEnd else { return nil }
     frame.seq = seq
     frame.t = t

@@ -129,7 +129,7 @@ extension LWSDriver {
       return .wrote
     }
     batch.removeAll()
-    defer { batchedSince.removeAll(keepingCapacity: true) }
+    defer { batchedSince.removeAllKeepingStorage() }
     var next: OutgoingMessage? = consume first
     while let m = next {
       m.withPayload { batch.appendText($0, binary: m.isBinary) }
