@@ -31,6 +31,29 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
     #expect(e.nextDeadline == nil)
   }
 
+  /// The engine refills the fingers lists of events it handed out before (`EventLog`): one
+  /// the caller let go of comes back with the fingers of its own frame, and one the caller
+  /// still holds keeps the fingers it had.
+  @Test func fingersOfEventsStayAsHandedOutAndNewOnesAreOfTheirFrame() {
+    var e = SourceEngine(hello: Hello(device: phone), maxFingers: 10)
+    var held: [(event: GestureEvent, fingers: [String])] = []
+    var changed = 0
+    func text(_ fingers: [GestureFinger]) -> [String] { fingers.map { "\($0.id) \($0.x) \($0.y)" } }
+    for i in 0..<40 {
+      let x = 100 + Double(i) * 5
+      let phase: TouchPhase = i == 0 ? .began : (i == 39 ? .ended : .moved)
+      let out = e.process(frame(Int64(i + 1), Double(i) * 16, [(1, phase, x, 200), (2, phase, x + 50, 300)]))
+      for event in out.events where event.gesture == .pan && event.state == .changed {
+        changed += 1
+        #expect(text(event.fingers ?? []) == ["1 \(x) 200.0", "2 \(x + 50) 300.0"], "frame \(i)")
+        // Every third frame's event is held to the end; the others are let go at once.
+        if i % 3 == 0 { held.append((event, text(event.fingers ?? []))) }
+      }
+    }
+    #expect(changed > 20)
+    for h in held { #expect(text(h.event.fingers ?? []) == h.fingers) }
+  }
+
   @Test func immediateModeArmsNoTimer() {
     var config = GestureConfig()
     config.tapMode = "immediate"
