@@ -30,6 +30,12 @@ public final class RelayCore {
   /// being handed over (both reused).
   @exclusivity(unchecked) var outputs = PeerList()
   @exclusivity(unchecked) private var drainingOutputs = PeerList()
+  /// Set while `drainActions` or `drainOutputs` hands things over. A call made from inside
+  /// its `body` (a callback that the driver's own library call caused at once) returns, and
+  /// the outer call's loop takes what was added: the lists are swapped and drained in place,
+  /// unchecked, and a nested swap would hand entries over twice or lose them.
+  @exclusivity(unchecked) private var handingOverActions = false
+  @exclusivity(unchecked) private var handingOverOutputs = false
   /// The `touches` message of the frame being taken, once made: the frame's gesture messages
   /// copy their origin from it (`broadcastGesture`). Set only while a frame is taken, so any
   /// gesture broadcast meanwhile is that frame's source's, with its `seq` and `rt`.
@@ -124,6 +130,9 @@ public final class RelayCore {
   /// Hands every pending action to `body`, in order, and forgets them; actions that `body`'s
   /// own calls into the core cause are handed over in the same call.
   public func drainActions(_ body: (RelayAction) -> Void) {
+    guard !handingOverActions else { return }
+    handingOverActions = true
+    defer { handingOverActions = false }
     while !actions.isEmpty {
       swap(&actions, &draining)
       for action in draining { body(action) }
@@ -135,6 +144,9 @@ public final class RelayCore {
   /// each once: write what `nextMessage(for:)` gives, now or when the socket can take it; once
   /// it gives nothing, send `peer.closeToSend` if set.
   public func drainOutputs(_ body: (Peer) -> Void) {
+    guard !handingOverOutputs else { return }
+    handingOverOutputs = true
+    defer { handingOverOutputs = false }
     while !outputs.isEmpty {
       // Peers announced meanwhile go to the other list, handed over next time round.
       swap(&outputs, &drainingOutputs)

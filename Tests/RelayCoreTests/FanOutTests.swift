@@ -63,6 +63,34 @@ import TouchProtocol
     #expect(h.takeOutputs() == [obs.serial])
   }
 
+  /// A call into the core from inside `drainOutputs`' body that drains again (a driver's own
+  /// library call can cause a callback at once) returns: the outer call hands over what was
+  /// added meanwhile, and every peer goes out once.
+  @Test func aDrainFromInsideADrainHandsEveryPeerOverOnce() throws {
+    let h = CoreHarness()
+    let (a1, _) = try h.observer("a")
+    let (a2, _) = try h.observer("a", address: "10.0.0.3")
+    let (b, _) = try h.observer("b", address: "10.0.0.4")
+    let (sourceA, _) = try h.source("a", at: 0)
+    let (sourceB, _) = try h.source("b", address: "10.0.0.5", at: 0)
+    _ = h.takeOutputs()
+    for p in [a1, a2, b] { _ = h.take(p) }
+    func frame(from source: Peer, at t: Double) {
+      Array(h.frame(1, t: 10, [(1, "began", 10, 10)]).utf8).withUnsafeBytes { h.core.receive($0, from: source, at: t) }
+    }
+    frame(from: sourceA, at: 1)
+    var handed: [Int] = []
+    func body(_ peer: Peer) {
+      handed.append(peer.serial)
+      guard handed.count == 1 else { return }
+      frame(from: sourceB, at: 2)
+      h.core.drainOutputs(body)
+    }
+    h.core.drainOutputs(body)
+    #expect(handed.count == 3)
+    #expect(Set(handed) == Set([a1, a2, b].map(\.serial)))
+  }
+
   @Test func theSameEventsGiveTheSameBytes() throws {
     func run() throws -> [String] {
       let h = CoreHarness()
