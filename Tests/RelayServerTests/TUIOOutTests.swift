@@ -113,8 +113,11 @@ import TouchRelayClient
     let (src, _) = try await relay.source("o")
     // The source's join is a JSON notice.
     _ = try await watcher.nextJSON(type: "source")
-    try await src.send(text: frameText(1, t: 10, [(1, "began", 100, 200)]))
-    try await src.send(text: frameText(2, t: 20, [(1, "ended", 100, 200)]))
+    // In one flush: sent one by one, a busy machine could hold the second back past the long
+    // press's 500 ms, and the finger would then be a long press, never a tap.
+    try await src.send(texts: [
+      frameText(1, t: 10, [(1, "began", 100, 200)]), frameText(2, t: 20, [(1, "ended", 100, 200)]),
+    ])
     var bundles: [OSCPacket] = []
     var tap: OSCMessage?
     while tap == nil {
