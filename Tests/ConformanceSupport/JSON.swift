@@ -3,30 +3,13 @@ import TouchProtocol
 import TouchRelayClient
 
 /// A plain JSON tree for the tests: vectors in, wire messages out, compared field by field.
-public enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
+public enum JSON: Encodable, Equatable, Sendable, CustomStringConvertible {
   case null
   case bool(Bool)
   case number(Double)
   case string(String)
   case array([JSON])
   case object([String: JSON])
-
-  public init(from decoder: any Decoder) throws {
-    let c = try decoder.singleValueContainer()
-    if c.decodeNil() {
-      self = .null
-    } else if let b = try? c.decode(Bool.self) {
-      self = .bool(b)
-    } else if let n = try? c.decode(Double.self) {
-      self = .number(n)
-    } else if let s = try? c.decode(String.self) {
-      self = .string(s)
-    } else if let a = try? c.decode([JSON].self) {
-      self = .array(a)
-    } else {
-      self = .object(try c.decode([String: JSON].self))
-    }
-  }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.singleValueContainer()
@@ -40,9 +23,9 @@ public enum JSON: Codable, Equatable, Sendable, CustomStringConvertible {
     }
   }
 
-  /// Through Foundation's `JSONSerialization` (the client library's reader), not
-  /// `init(from:)`: that one learns a value's kind by failing to decode it as each kind before,
-  /// and under swift-testing every throw captures a backtrace. Tests that read a few thousand
+  /// Through Foundation's `JSONSerialization` (the client library's reader), not a `Decodable`
+  /// conformance: one learns a value's kind by failing to decode it as each kind before, and
+  /// under swift-testing every throw captures a backtrace. Tests that read a few thousand
   /// messages so took seconds on the cooperative pool, which every other test was waiting for.
   public static func parse(_ bytes: [UInt8]) throws -> JSON {
     JSON(try JSONValue.parse(Data(bytes)))
