@@ -26,20 +26,25 @@ enum ChildProcess {
   static func run(_ p: Process) throws { try lock.withLock { try p.run() } }
 }
 
-/// Runs `tool` to its end, off the pool: its exit status and everything it printed.
-func runTool(_ tool: String, _ args: [String]) async throws -> (Int32, String) {
-  try await onOwnThread {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: tool)
-    p.arguments = args
-    let out = ChildProcess.pipe()
-    p.standardOutput = out
-    p.standardError = out
-    try ChildProcess.run(p)
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-  }
+/// Runs `tool` to its end, off the pool (`environment` added to this process's): its exit
+/// status and everything it printed.
+func runTool(_ tool: String, _ args: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+  try await onOwnThread { try runToolWaiting(tool, args, environment: environment) }
+}
+
+/// `runTool` on the calling thread, for work that is on a thread of its own already.
+func runToolWaiting(_ tool: String, _ args: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: tool)
+  p.arguments = args
+  if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+  let out = ChildProcess.pipe()
+  p.standardOutput = out
+  p.standardError = out
+  try ChildProcess.run(p)
+  let data = out.fileHandleForReading.readDataToEndOfFile()
+  p.waitUntilExit()
+  return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
 /// Stops a child server the way an operator would, SIGTERM, and reaps it. One still running

@@ -144,26 +144,10 @@ import TouchRelayClient
     #expect(try await Self.exited(p) && p.terminationStatus == 0)
   }
 
-  /// Runs the binary to completion (it is expected to refuse to start); its status and stderr.
-  static func runToExit(_ arguments: [String], environment: [String: String] = [:]) async throws -> (
-    status: Int32, stderr: String
-  ) {
-    try await onOwnThread { try runWaiting(arguments, environment: environment) }
-  }
-
-  private static func runWaiting(_ arguments: [String], environment: [String: String]) throws -> (
-    status: Int32, stderr: String
-  ) {
-    let p = Process()
-    p.executableURL = binary
-    p.arguments = arguments
-    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let err = ChildProcess.pipe()
-    p.standardError = err
-    p.standardOutput = ChildProcess.pipe()
-    try ChildProcess.run(p)
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+  /// Runs the binary to completion (it is expected to refuse to start); its status and what
+  /// it printed.
+  static func runToExit(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, String) {
+    try await runTool(binary.path, arguments, environment: environment)
   }
 
   @Test func refusesABadFlagWithAClearMessage() async throws {

@@ -55,23 +55,15 @@ final class TestRedis: @unchecked Sendable {
   func pause() { process.map { _ = Glibc.kill($0.processIdentifier, SIGSTOP) } }
   func resume() { process.map { _ = Glibc.kill($0.processIdentifier, SIGCONT) } }
 
-  /// Runs `redis-cli` against it and returns its output, trimmed.
+  /// Runs `redis-cli` against it and returns what it printed, trimmed.
   @discardableResult
   func cli(_ args: [String]) async throws -> String {
     try await onOwnThread { try self.cliWaiting(args) }
   }
 
   private func cliWaiting(_ args: [String]) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-    p.arguments = ["-h", "127.0.0.1", "-p", "\(port)"] + args
-    let out = ChildProcess.pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    try ChildProcess.run(p)
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let (_, output) = try runToolWaiting("/usr/bin/redis-cli", ["-h", "127.0.0.1", "-p", "\(port)"] + args)
+    return output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   deinit {
