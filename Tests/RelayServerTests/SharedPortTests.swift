@@ -34,23 +34,11 @@ import TouchRelayClient
   }
 
   private static func launchWaiting(_ args: [String], logLevel: String, log: FileHandle?) throws -> Launched {
-    let p = Process()
-    p.executableURL = ShutdownTests.binary
-    p.arguments = ["--log-level", logLevel] + eventLoop + args
-    let out = ChildProcess.pipe()
     let err = ChildProcess.pipe()
-    p.standardOutput = out
-    p.standardError = log ?? err
-    try ChildProcess.run(p)
-    var line = Data()
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = out.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
+    let (p, line, _) = try ShutdownTests.startForLine(["--log-level", logLevel] + eventLoop + args, stderr: log ?? err)
     let errors =
       line.isEmpty && log == nil ? String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
-    return Launched(process: p, line: String(decoding: line, as: UTF8.self), errors: errors)
+    return Launched(process: p, line: line, errors: errors)
   }
 
   /// Node `name` on `port` (0: a free one), allowing `fingers` fingers; returns its port.

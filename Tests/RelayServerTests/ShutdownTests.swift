@@ -24,16 +24,19 @@ import TouchRelayClient
   /// Starts `touch-relay --port 0 ...` and returns its start-up lines (written at once). The
   /// wait for them is on a thread of its own, not the pool's (`onOwnThread`).
   static func launchForLine(_ args: [String] = [], errors: Pipe? = nil) async throws -> (Process, String, Pipe) {
-    try await onOwnThread { try launchWaiting(args, errors: errors) }
+    try await onOwnThread { try startForLine(["--port", "0", "--log-level", "error"] + args, stderr: errors) }
   }
 
-  private static func launchWaiting(_ args: [String], errors: Pipe?) throws -> (Process, String, Pipe) {
+  /// Starts the binary with `arguments` (its stderr to `stderr` when given) and reads its
+  /// stdout to the end of the first line, or to its end should it exit first; returns the
+  /// process, what it read, and the stdout pipe. Blocks: callers run it on `onOwnThread`.
+  static func startForLine(_ arguments: [String], stderr: Any? = nil) throws -> (Process, String, Pipe) {
     let p = Process()
     p.executableURL = binary
-    p.arguments = ["--port", "0", "--log-level", "error"] + args
+    p.arguments = arguments
     let out = ChildProcess.pipe()
     p.standardOutput = out
-    if let errors { p.standardError = errors }
+    if let stderr { p.standardError = stderr }
     try ChildProcess.run(p)
     var line = Data()
     while !line.contains(UInt8(ascii: "\n")) {
