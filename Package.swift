@@ -1,8 +1,8 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Each function in a section of its own, so that lld can lay out what an idle server runs
-// together (tools/link/touch-relay.order; see the touch-relay target). Only on the server's own
+// Each function in a section of its own, so that lld can lay out what a frame runs, and what an
+// idle server runs, together (tools/link/touch-relay.order; see the touch-relay target). Only on the server's own
 // modules that no library product contains: SwiftPM refuses unsafe flags in a package another
 // package depends on for the products it uses.
 let functionSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"])]
@@ -131,10 +131,12 @@ let package = Package(
       // glibc reads since 2.36). Swift's static link exports every symbol (`-export-dynamic`),
       // a table the loader searches for every shared library's symbols; nothing looks the
       // server's own symbols up at run time (backtraces read the file's symbol table).
-      // lld (the toolchain's) lays the functions an idle server runs out together, from
-      // tools/link/touch-relay.order (written by tools/link/startup_order.py): the kernel maps
-      // 64 kB or more of text around every page touched, so scattered start-up code kept half of
-      // the 13 MB of .text resident. Names no longer in the code are skipped silently.
+      // lld (the toolchain's) lays out first the functions a frame runs, callers beside callees,
+      // then those an idle server runs, from tools/link/touch-relay.order (written by
+      // tools/link/order.py): scattered over the 13 MB of .text, the frame path took more cache
+      // lines and pages per frame, and start-up code kept half of .text resident (the kernel
+      // maps 64 kB or more around every page touched). Names no longer in the code are skipped
+      // silently.
       linkerSettings: sharedRuntime ? [] : [
         .unsafeFlags([
           "-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
