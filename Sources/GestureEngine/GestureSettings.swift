@@ -21,7 +21,7 @@ struct GestureSettings: Sendable, Equatable {
   /// Points per millisecond, as the protocol states it.
   var swipeMinVelocity = 0.3
   var velocityWindow = 100.0
-  var enabled: Set<GestureKind> = Set(GestureKind.allCases)
+  var enabled = GestureKinds.all
 
   init() {}
 
@@ -48,7 +48,7 @@ struct GestureSettings: Sendable, Equatable {
     velocityWindow = c.swipeVelocityWindow ?? velocityWindow
     if let names = c.recognizers {
       // Unknown names are ignored so a newer client still works with an older server.
-      enabled = Set(names.compactMap(GestureKind.init(rawValue:)))
+      enabled = GestureKinds(names.compactMap(GestureKind.init(rawValue:)))
     }
   }
 }

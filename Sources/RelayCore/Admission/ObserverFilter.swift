@@ -4,7 +4,7 @@ import TouchProtocol
 public struct ObserverFilter: Equatable, Sendable {
   public var raw = false
   public var source: String?
-  public var gestures: Set<GestureKind>?
+  public var gestures: GestureKinds?
   /// `format=tuio`: touches as TUIO 1.1 bundles and gestures as `/touchrelay/gesture`, both
   /// OSC in binary messages (the protocol's notices stay JSON). Implies `raw`.
   public var format = Format.json
@@ -13,7 +13,7 @@ public struct ObserverFilter: Equatable, Sendable {
     case json, tuio
   }
 
-  public init(raw: Bool = false, source: String? = nil, gestures: Set<GestureKind>? = nil) {
+  public init(raw: Bool = false, source: String? = nil, gestures: GestureKinds? = nil) {
     self.raw = raw
     self.source = source
     self.gestures = gestures
@@ -32,7 +32,7 @@ public struct ObserverFilter: Equatable, Sendable {
         guard !value.isEmpty, value.utf8.count <= 64 else { return .failure(.badRequest("bad source id")) }
         f.source = value
       case "gestures":
-        var set = Set<GestureKind>()
+        var set = GestureKinds()
         for name in value.split(separator: ",") {
           guard let g = GestureKind(rawValue: String(name)) else {
             let known = GestureKind.allCases.map(\.rawValue).joined(separator: ", ")
