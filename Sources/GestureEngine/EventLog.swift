@@ -12,12 +12,6 @@ struct EventLog: Sendable {
   private(set) var notes: [ArenaNote] = []
   /// The buffer `drainNotes` handed out last time (see `handOver`).
   private var notesHandedOut: [ArenaNote] = []
-  /// Emptied `fingers` lists of events handed out before, for `GestureContext.currentFingers`
-  /// to fill again: each event of a pan, pinch or rotation allocated one, and destroying the
-  /// event freed it.
-  private var spareFingers: [[GestureFinger]] = []
-  /// Enough for the events of one call; more would only hold memory.
-  private static let maxSpareFingers = 8
   private var lastID = 0
   /// A scene reads the notes; without one they would be work for nothing.
   var recordsNotes = false
@@ -42,26 +36,9 @@ struct EventLog: Sendable {
   }
 
   /// The events since the last call; they go to the caller whole.
-  mutating func takeEvents() -> [GestureEvent] {
-    guard !events.isEmpty else { return [] }
-    Self.recycleFingers(of: &eventsHandedOut, into: &spareFingers)
-    return Self.handOver(&events, keeping: &eventsHandedOut)
-  }
-
-  /// An empty list for an event's fingers, with room from an event handed out before.
-  mutating func fingersList() -> [GestureFinger] { spareFingers.popLast() ?? [] }
+  mutating func takeEvents() -> [GestureEvent] { Self.handOver(&events, keeping: &eventsHandedOut) }
 
   mutating func drainNotes() -> [ArenaNote] { Self.handOver(&notes, keeping: &notesHandedOut) }
-
-  /// Takes the fingers lists out of events the caller has let go of, emptied. One the caller
-  /// still shares is copied on emptying, as any array would be: correct, only not cheaper.
-  private static func recycleFingers(of events: inout [GestureEvent], into spare: inout [[GestureFinger]]) {
-    for i in events.indices where spare.count < maxSpareFingers {
-      guard var fingers = events[i].fingers.take() else { continue }
-      fingers.removeAllKeepingStorage()
-      spare.append(fingers)
-    }
-  }
 
   /// Hands `list` out and empties it, keeping a reference to what went out in `handedOut`.
   /// The caller has let go of it by the next call, so it is uniquely ours again and becomes

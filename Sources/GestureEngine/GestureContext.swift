@@ -16,14 +16,11 @@ struct GestureContext: Sendable {
 
   func enabled(_ kind: GestureKind) -> Bool { settings.enabled.contains(kind) }
 
-  /// The fingers down now, with the regions their current positions hit, in a list the log
-  /// recycles (`EventLog.fingersList`).
-  mutating func currentFingers() -> [GestureFinger] {
-    var list = log.fingersList()
-    for f in table.fingers {
-      list.append(GestureFinger(id: f.id, x: f.x, y: f.y, regions: regions.hit(f.x, f.y)))
+  /// The fingers down now, with the regions their current positions hit.
+  func currentFingers() -> [GestureFinger] {
+    table.fingers.map {
+      GestureFinger(id: $0.id, x: $0.x, y: $0.y, regions: regions.hit($0.x, $0.y))
     }
-    return list
   }
 
   func event(

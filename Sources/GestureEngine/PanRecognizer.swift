@@ -73,8 +73,8 @@ struct PanRecognizer: ContinuousRecognizer, Sendable {
   }
 
   func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
-    let fingers = ctx.currentFingers()
-    var e = ctx.event(gestureID, .pan, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: fingers)
+    var e = ctx.event(
+      gestureID, .pan, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.translation = translation
     e.velocity = velocity
     return e

@@ -59,8 +59,8 @@ struct PinchRecognizer: ContinuousRecognizer, Sendable {
   }
 
   func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
-    let fingers = ctx.currentFingers()
-    var e = ctx.event(gestureID, .pinch, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: fingers)
+    var e = ctx.event(
+      gestureID, .pinch, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.scale = scale
     e.rate = track.perMillisecond.x * 1000
     return e

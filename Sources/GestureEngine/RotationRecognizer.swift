@@ -58,8 +58,8 @@ struct RotationRecognizer: ContinuousRecognizer, Sendable {
   private func angle(_ a: Finger, _ b: Finger) -> Double { Geometry.angle(b.x - a.x, b.y - a.y) }
 
   func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
-    let fingers = ctx.currentFingers()
-    var e = ctx.event(gestureID, .rotation, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: fingers)
+    var e = ctx.event(
+      gestureID, .rotation, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.rotation = rotation
     e.rate = track.perMillisecond.x * 1000
     return e

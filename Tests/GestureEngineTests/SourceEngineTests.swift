@@ -31,9 +31,9 @@ private func frame(_ seq: Int64, _ t: Double, _ touches: [(Int64, TouchPhase, Do
     #expect(e.nextDeadline == nil)
   }
 
-  /// The engine refills the fingers lists of events it handed out before (`EventLog`): one
-  /// the caller let go of comes back with the fingers of its own frame, and one the caller
-  /// still holds keeps the fingers it had.
+  /// Events the caller still holds keep the fingers they had, and new ones carry their own
+  /// frame's: the engine reuses storage it handed out before (`EventLog`), and once also
+  /// refilled the fingers lists of events handed out.
   @Test func fingersOfEventsStayAsHandedOutAndNewOnesAreOfTheirFrame() {
     var e = SourceEngine(hello: Hello(device: phone), maxFingers: 10)
     var held: [(event: GestureEvent, fingers: [String])] = []
