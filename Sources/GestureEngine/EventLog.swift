@@ -5,13 +5,9 @@ struct EventLog: Sendable {
   /// The gesture events for the engine's output, in order, already clamped finite. They are
   /// kept apart from the notes so the output takes them as they are, without a copy each.
   private(set) var events: [GestureEvent] = []
-  /// The buffer `takeEvents` handed out last time (see `handOver`).
-  private var eventsHandedOut: [GestureEvent] = []
   /// Everything that happened, in order and unclamped, for a scene to read; kept only while
   /// one does (`recordsNotes`).
   private(set) var notes: [ArenaNote] = []
-  /// The buffer `drainNotes` handed out last time (see `handOver`).
-  private var notesHandedOut: [ArenaNote] = []
   private var lastID = 0
   /// A scene reads the notes; without one they would be work for nothing.
   var recordsNotes = false
@@ -36,18 +32,18 @@ struct EventLog: Sendable {
   }
 
   /// The events since the last call; they go to the caller whole.
-  mutating func takeEvents() -> [GestureEvent] { Self.handOver(&events, keeping: &eventsHandedOut) }
+  mutating func takeEvents() -> [GestureEvent] { Self.handOver(&events) }
 
-  mutating func drainNotes() -> [ArenaNote] { Self.handOver(&notes, keeping: &notesHandedOut) }
+  mutating func drainNotes() -> [ArenaNote] { Self.handOver(&notes) }
 
-  /// Hands `list` out and empties it, keeping a reference to what went out in `handedOut`.
-  /// The caller has let go of it by the next call, so it is uniquely ours again and becomes
-  /// the next list without an allocation (emptying a buffer the caller still shares would
-  /// copy it); a frame with a gesture allocated a list and freed it again.
-  private static func handOver<T>(_ list: inout [T], keeping handedOut: inout [T]) -> [T] {
+  /// Hands `list` out, leaving an empty one. The caller frees it when it is done, at once,
+  /// while its elements are still in the cache; the next event allocates a new list, which
+  /// malloc serves from memory just freed. Keeping the buffer for reuse saved that allocation
+  /// but emptied it at the source's next frame, hundreds of frames later with many sources,
+  /// from memory gone cold.
+  private static func handOver<T>(_ list: inout [T]) -> [T] {
     guard !list.isEmpty else { return [] }
-    swap(&list, &handedOut)
-    list.removeAllKeepingStorage()
-    return handedOut
+    defer { list = [] }
+    return list
   }
 }
