@@ -149,7 +149,9 @@ public struct SourceEngine: Sendable {
   private mutating func drain(errors: [ProtocolError] = []) -> EngineOutput {
     nextDeadline = arena.nextDeadline
     var out = EngineOutput(events: arena.ctx.log.takeEvents(), errors: errors)
-    if scene != nil {
+    // The log's flag says whether there is a scene (it is set with `scene`): testing `scene`
+    // itself read its tag from the engine's last cache line, cold on most frames.
+    if arena.ctx.log.recordsNotes {
       let notes = arena.ctx.log.drainNotes()
       if !notes.isEmpty, scene!.consume(notes, deferredTaps: arena.ctx.settings.deferredTaps) {
         out.scene = state
