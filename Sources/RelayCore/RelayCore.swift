@@ -1,3 +1,4 @@
+import CPrefetch
 import GestureEngine
 import Logging
 import TouchProtocol
@@ -248,6 +249,8 @@ public final class RelayCore {
     if configuration.record, peer.role == .source { emit(.record(peer, .message(Array(bytes), rt: rt))) }
     peer.source?.prefetchEngine()
     if peer.role == .source {
+      // The session's line, for `take` to read its observers' whereabouts from.
+      tr_prefetch(Unmanaged.passUnretained(peer.session).toOpaque(), 64)
       // The kept frame is moved out and back, not passed as it is: passing a class's stored
       // property retains its touch array for the call, as the call could replace it.
       var frame = Frame(seq: 0, t: 0, touches: [])
@@ -357,6 +360,7 @@ public final class RelayCore {
     state.lastRT = rt
     state.clockOffset = rt - frame.t
     let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt, sourceMember: state.sourceMember)
+    peer.session.prefetchObservers()
     state.engine.prefetchBuffers()
     mirror(frame, origin: origin, in: peer.session, text: text)
     mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
