@@ -73,25 +73,9 @@ LOAD_SETTLE = 4
 def executed_functions(callgrind_out, object_name):
     """Names of the functions callgrind saw run in `object_name` (its `ob=`), without
     callgrind's recursion suffixes (`'2`), without the unnamed (`0x...`) and without its own
-    names (`(below main)`)."""
-    objects, functions, current, names = {}, {}, None, set()
-    with open(callgrind_out, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            m = re.match(r"^(c?ob)=\((\d+)\)(?: (.*))?$", line)
-            if m:
-                if m.group(3):
-                    objects[m.group(2)] = m.group(3)
-                if m.group(1) == "ob":
-                    current = objects[m.group(2)]
-                continue
-            m = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line)
-            if m:
-                if m.group(3):
-                    functions[m.group(2)] = m.group(3)
-                if m.group(1) == "fn" and current and os.path.basename(current) == object_name:
-                    names.add(re.sub(r"'\d+$", "", functions[m.group(2)]))
-    return sorted(n for n in names if not n.startswith("0x") and " " not in n)
+    names (`(below main)`): those with instructions of their own in `call_profile`."""
+    own, _ = call_profile(callgrind_out, object_name)
+    return sorted(n for n in own if not n.startswith("0x") and " " not in n)
 
 
 COST_LINE_START = set("0123456789+-*")
