@@ -1,3 +1,5 @@
+import TouchProtocol
+
 /// Velocity over a trailing time window: the displacement from the newest sample at or
 /// before `now - window` (or the oldest sample, if the history is shorter) to the newest
 /// sample. A finger that stops and holds therefore slows to zero, even when the client only

@@ -1,4 +1,5 @@
 import CPrefetch
+import TouchProtocol
 
 /// The peers of one session name. Created when the first peer joins, freed when the last
 /// leaves (a source inside its resume window still counts, so observers get its `left`).
@@ -10,7 +11,7 @@ public final class Session {
   @exclusivity(unchecked) public internal(set) var observers: [Peer] = [] {
     didSet {
       tuioObservers = observers.reduce(0) { $0 + ($1.filter.format == .tuio ? 1 : 0) }
-      observersBuffer = unsafeBitCast(observers, to: UnsafeRawPointer.self)
+      observersBuffer = hintAddress(of: observers)
       firstObserver = observers.first.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
     }
   }
