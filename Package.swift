@@ -1,6 +1,56 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// What every build of touch-relay needs besides Swift 6.1 (the tools version above): the
+// toolchain's lld and glibc 2.36 or later, for the link flags of the touch-relay target
+// (`-use-ld=lld`, `-z pack-relative-relocs`, which older loaders cannot read). Without them
+// the link fails late with a linker's message; this stops at once and says what is missing.
+#if os(Linux)
+  func unmetRequirement(_ message: String) -> Never {
+    let line = "error: \(message)\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+    exit(1)
+  }
+
+  func glibcVersion() -> (major: Int, minor: Int, text: String)? {
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count) > 0 else { return nil }
+    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let numbers = text.split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+    guard numbers.count >= 2 else { return nil }
+    return (numbers[0], numbers[1], text)
+  }
+
+  /// True unless the toolchain (the `swiftc` on PATH) has no `ld.lld` beside it and PATH has none.
+  func lldIsThere() -> Bool {
+    let path = (Context.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+    var directories = path
+    for directory in path where access("\(directory)/swiftc", X_OK) == 0 {
+      guard let real = realpath("\(directory)/swiftc", nil) else { continue }
+      let resolved = String(cString: real)
+      free(real)
+      directories.append(String(resolved[..<(resolved.lastIndex(of: "/") ?? resolved.endIndex)]))
+    }
+    let toolchainFound = directories.count > path.count
+    return !toolchainFound || directories.contains { access("\($0)/ld.lld", X_OK) == 0 }
+  }
+
+  if let glibc = glibcVersion(), (glibc.major, glibc.minor) < (2, 36) {
+    unmetRequirement(
+      "touch-relay needs glibc 2.36 or later (its link packs relative relocations, -z pack-relative-relocs); "
+        + "this system has \(glibc.text). Debian 12 or Ubuntu 22.10 and later have it.")
+  }
+  if !lldIsThere() {
+    unmetRequirement(
+      "touch-relay links with the Swift toolchain's lld (ld.lld), which is not beside swiftc nor on PATH: "
+        + "use a swift.org toolchain for Linux, which ships it.")
+  }
+#endif
+
 // Each function in a section of its own, so that lld can lay out what a frame runs, and what an
 // idle server runs, together (tools/link/touch-relay.order; see the touch-relay target). Only on the server's own
 // modules that no library product contains: SwiftPM refuses unsafe flags in a package another
