@@ -122,8 +122,6 @@ public final class RelayCore {
     }
   }
 
-  public var peerCount: Int { peers.count }
-
   // MARK: - Actions
 
   func emit(_ action: RelayAction) { actions.append(action) }

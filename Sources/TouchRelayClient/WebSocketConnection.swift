@@ -238,18 +238,6 @@ public final class WebSocketConnection: Sendable {
     return frames
   }
 
-  /// A text message in `fragments` frames, with `between` (say a ping) after each but the last.
-  public func sendFragmented(text: String, fragments: Int, between: WebSocketFrame? = nil)
-    async throws
-  {
-    var frames: [WebSocketFrame] = []
-    for (i, f) in Self.fragments(text: Array(text.utf8), count: fragments).enumerated() {
-      if i > 0, let between { frames.append(between) }
-      frames.append(f)
-    }
-    try await send(frames: frames)
-  }
-
   /// The load generator's path: no future, no String. Call it on `eventLoop` for best speed.
   public func sendText(_ buffer: ByteBuffer, flush: Bool = true) {
     sendText(buffer, maskKey: state.nextMask(), flush: flush)
@@ -296,10 +284,5 @@ public final class WebSocketConnection: Sendable {
 
   public func resumeReading() async throws {
     try await channel.setOption(.autoRead, value: true).get()
-  }
-
-  /// One read from the socket while paused.
-  public func readOnce() {
-    channel.read()
   }
 }

@@ -155,11 +155,6 @@ struct Report: Codable, Sendable {
     }
   }
 
-  var errorCount: Int {
-    serverErrors.values.reduce(0, +) + failures.values.reduce(0, +) + sourceConnections.failed
-      + observerConnections.failed
-  }
-
   func json() throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

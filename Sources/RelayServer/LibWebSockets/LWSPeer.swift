@@ -12,7 +12,7 @@ final class LWSPeer {
   /// Pending messages leave together, one send per write (see `FrameBatch`); false when
   /// permessage-deflate may be in use, where lws must frame each message itself.
   let batchesWrites: Bool
-  // Unchecked exclusivity: see the comment on `LWSDriver.batched`.
+  // Unchecked exclusivity: see the comment on `LWSDriver.batchedSince`.
   @exclusivity(unchecked) var write = WriteState.idle
   /// The message last handed to lws_write with deflate; kept alive until the next writable
   /// callback, as lws compresses from it.

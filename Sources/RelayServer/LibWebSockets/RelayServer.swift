@@ -94,9 +94,6 @@ public final class RelayServer: Sendable {
     } catch {
       throw StartError.badConfiguration("\(error)")
     }
-    if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
-      throw StartError.badConfiguration("TLS needs both a certificate and a key")
-    }
     let listenAddress: ListenAddress
     do {
       listenAddress = try ListenAddress.resolve(configuration.host)
