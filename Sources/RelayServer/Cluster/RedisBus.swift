@@ -25,6 +25,7 @@ final class RedisBus {
   private var publisherReady = false
   private var backoff = 100.0
   private var warnedUnreachable = false
+  private var warnedPassword = false
   private var stopped = false
   private var reconnectTimer: RelayTimer!
   private var heartbeatTimer: RelayTimer!
@@ -83,7 +84,8 @@ final class RedisBus {
     if let password = url.password { link.send([Array("AUTH".utf8), Array(password.utf8)], at: now) }
     switch link.role {
     case .publisher:
-      publisherReady = true
+      // With a password, ready once Redis has taken it (`publisherReply`).
+      publisherReady = url.password == nil
     case .subscriber:
       subscribe(nodesChannel, at: now)
       for n in driver.core.cluster?.knownNodes ?? [] { subscribe(dataChannel(n), at: now) }
@@ -124,7 +126,15 @@ final class RedisBus {
 
   private func publisherReply(_ r: UnsafeMutablePointer<redisReply>) {
     publisher.replied()
-    if r.pointee.type == REDIS_REPLY_ERROR { failed("Redis refused: \(text(r))") }
+    switch r.pointee.type {
+    case REDIS_REPLY_ERROR:
+      refused(text(r))
+    case REDIS_REPLY_STATUS where !publisherReady:
+      publisherReady = true  // AUTH
+      maybeUp()
+    default:
+      break
+    }
   }
 
   private func subscriberReply(_ r: UnsafeMutablePointer<redisReply>) {
@@ -132,7 +142,7 @@ final class RedisBus {
     switch r.pointee.type {
     case REDIS_REPLY_ERROR:
       subscriber.replied()
-      failed("Redis refused: \(text(r))")
+      refused(text(r))
     case REDIS_REPLY_STATUS:
       subscriber.replied()  // AUTH
     case REDIS_REPLY_ARRAY where r.pointee.elements >= 2:
@@ -170,6 +180,25 @@ final class RedisBus {
     }
   }
 
+  /// An error reply: the bus fails, and says so in the operator's terms when it is about the
+  /// password.
+  private func refused(_ reply: String) {
+    failed("Redis refused: \(reply)", passwordProblem: Self.passwordProblem(reply))
+  }
+
+  /// What an error reply says of the password (Redis 7's words, and Redis 5's), or nil.
+  private static func passwordProblem(_ reply: String) -> String? {
+    if reply.hasPrefix("NOAUTH") {
+      return "Redis needs a password: give it in --redis redis://:PASSWORD@host:port"
+    }
+    if reply.hasPrefix("WRONGPASS") || reply.contains("invalid password") { return "Redis refused the password" }
+    if reply.contains("without any password configured") || reply.contains("no password is set") {
+      // Not taken as it is: whoever gave the password believes this Redis is guarded.
+      return "Redis has no password set (requirepass), but --redis gives one: set it in Redis or leave it out"
+    }
+    return nil
+  }
+
   private func text(_ r: UnsafeMutablePointer<redisReply>) -> String {
     guard let s = r.pointee.str else { return "" }
     return String(decoding: UnsafeRawBufferPointer(start: s, count: r.pointee.len), as: UTF8.self)
@@ -182,6 +211,7 @@ final class RedisBus {
     isUp = true
     backoff = 100
     warnedUnreachable = false
+    warnedPassword = false
     driver.logger.notice(
       "cluster bus connected",
       metadata: ["redis": "\(url.host):\(url.port)", "node": "\(node)", "prefix": "\(prefix)"])
@@ -190,7 +220,8 @@ final class RedisBus {
   }
 
   /// Something went wrong with either link: both are cut and made again after the backoff.
-  private func failed(_ why: String) {
+  /// `passwordProblem` names the cause when Redis refused the password (or its absence).
+  private func failed(_ why: String, passwordProblem: String? = nil) {
     let wasUp = isUp
     isUp = false
     nodesSubscribed = false
@@ -203,6 +234,13 @@ final class RedisBus {
       driver.logger.warning("cluster bus lost", metadata: ["why": "\(why)", "redis": "\(url.host):\(url.port)"])
       driver.core.busDisconnected(at: driver.now())
       driver.performActions()
+    } else if let passwordProblem {
+      // Not "not reachable": the operator has the password to fix. Once until the bus is up.
+      if !warnedPassword {
+        warnedPassword = true
+        driver.logger.error(
+          "cluster bus: \(passwordProblem); retrying", metadata: ["why": "\(why)", "redis": "\(url.host):\(url.port)"])
+      }
     } else if !warnedUnreachable {
       // Once until it connects: an operator who started a node against the wrong address
       // hears of it, and a Redis down for an hour does not fill the log.

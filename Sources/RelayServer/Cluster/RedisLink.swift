@@ -22,6 +22,9 @@ final class RedisLink {
   /// When it was asked to connect (ms), until it is connected.
   private(set) var connectingSince: Double?
   private var reader: UnsafeMutablePointer<redisReader>?
+  /// Counts `reset()`s: a reply handler that reset the link (an error reply fails the bus)
+  /// freed the reader the loop in `received` was reading from.
+  private var generation = 0
   /// `LWS_PRE` spare bytes, then what waits to be written.
   private var pending: [UInt8]
   private let headroom = Int(tr_lws_pre())
@@ -46,7 +49,6 @@ final class RedisLink {
   }
 
   var pendingBytes: Int { pending.count - headroom }
-  var repliesOwed: Int { owed.count - owedHead }
 
   /// Starts connecting to `host:port` (a numeric address); `owner` comes back in the callbacks.
   func connect(context: OpaquePointer, host: String, port: Int, owner: UnsafeMutableRawPointer, at now: Double) -> Bool
@@ -79,6 +81,7 @@ final class RedisLink {
     pending.removeSubrange(headroom...)
     owed.removeAll(keepingCapacity: true)
     owedHead = 0
+    generation &+= 1
     if let reader { redisReaderFree(reader) }
     reader = redisReaderCreate()
   }
@@ -122,20 +125,23 @@ final class RedisLink {
     if !ok { cut() }
   }
 
-  /// Bytes read: every complete reply goes to `body`; false if they are not RESP.
+  /// Bytes read: every complete reply goes to `body`, until one resets the link (what follows
+  /// it was for the connection now cut); false if they are not RESP.
   func received(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeMutablePointer<redisReply>) -> Void) -> Bool {
     guard let reader, let base = bytes.baseAddress else { return true }
     guard redisReaderFeed(reader, base.assumingMemoryBound(to: CChar.self), bytes.count) == REDIS_OK else {
       return false
     }
-    while true {
+    let current = generation
+    while generation == current {
       var reply: UnsafeMutableRawPointer?
       guard redisReaderGetReply(reader, &reply) == REDIS_OK else { return false }
       guard let reply else { return true }
-      let r = reply.assumingMemoryBound(to: redisReply.self)
-      body(r)
+      // The reply is the caller's, not the reader's: freeing it after a reset is right.
+      body(reply.assumingMemoryBound(to: redisReply.self))
       freeReplyObject(reply)
     }
+    return true
   }
 
   /// A reply that answers a command came.

@@ -12,14 +12,25 @@ import TouchRelayClient
 /// (`onOwnThread`), not on the pool every other test needs meanwhile.
 final class TestRedis: @unchecked Sendable {
   let port: Int
+  /// Its `requirepass`, if it has one.
+  let password: String?
   private var process: Process?
 
-  init() async throws {
+  /// `started: false` picks the port and leaves it closed until `start()`: a Redis that is
+  /// down when the nodes start.
+  init(password: String? = nil, started: Bool = true) async throws {
     port = try freeLoopbackPort()
-    try await start()
+    self.password = password
+    if started { try await start() }
   }
 
-  var url: String { "redis://127.0.0.1:\(port)" }
+  /// Its URL, with its password if it has one.
+  var url: String { url(password: password) }
+
+  /// Its URL with `password` (none: nil), whatever its own is.
+  func url(password: String?) -> String {
+    "redis://\(password.map { ":\($0)@" } ?? "")127.0.0.1:\(port)"
+  }
 
   func start() async throws {
     try await onOwnThread { try self.startWaiting() }
@@ -28,9 +39,10 @@ final class TestRedis: @unchecked Sendable {
   private func startWaiting() throws {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-    p.arguments = [
-      "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
-    ]
+    p.arguments =
+      [
+        "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
+      ] + (password.map { ["--requirepass", $0] } ?? [])
     p.standardOutput = FileHandle.nullDevice
     p.standardError = FileHandle.nullDevice
     try ChildProcess.run(p)
@@ -62,7 +74,8 @@ final class TestRedis: @unchecked Sendable {
   }
 
   private func cliWaiting(_ args: [String]) throws -> String {
-    let (_, output) = try runToolWaiting("/usr/bin/redis-cli", ["-h", "127.0.0.1", "-p", "\(port)"] + args)
+    let auth = password.map { ["-a", $0, "--no-auth-warning"] } ?? []
+    let (_, output) = try runToolWaiting("/usr/bin/redis-cli", ["-h", "127.0.0.1", "-p", "\(port)"] + auth + args)
     return output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
@@ -77,6 +90,7 @@ final class TestRedis: @unchecked Sendable {
 
 enum TestRedisError: Error {
   case notReady
+  case noLogFile
 }
 
 /// A port nothing listens on now (the kernel's choice for port 0).
@@ -102,14 +116,23 @@ final class TestNode: @unchecked Sendable {
   let process: Process
   private let output: Pipe
 
-  init(_ name: String, redis: TestRedis, extra: [String] = []) async throws {
+  /// `redisURL` instead of `redis.url` (a wrong password, none); `log` takes its log lines at
+  /// `logLevel` (else they go to the tests' stderr, errors only).
+  init(
+    _ name: String, redis: TestRedis, redisURL: String? = nil, extra: [String] = [], log: NodeLog? = nil,
+    logLevel: String = "error"
+  ) async throws {
     self.name = name
     // The server suite's event loop (TOUCH_RELAY_TEST_EVENT_LOOP) for the nodes too.
     let loop = ProcessInfo.processInfo.environment["TOUCH_RELAY_TEST_EVENT_LOOP"].map { ["--event-loop", $0] } ?? []
-    let (p, port, out) = try await ShutdownTests.launch(
-      ["--redis", redis.url, "--node-id", name, "--redis-prefix", "test"] + loop + extra)
+    let args =
+      ["--port", "0", "--log-level", logLevel, "--redis", redisURL ?? redis.url, "--node-id", name]
+      + ["--redis-prefix", "test"] + loop + extra
+    let handle = log?.handle
+    let (p, line, out) = try await onOwnThread { try ShutdownTests.startForLine(args, stderr: handle) }
+    let port = ShutdownTests.url(in: line).split(separator: ":").last.flatMap { Int($0) }
     process = p
-    self.port = port
+    self.port = try #require(port, "no port in start-up line '\(line)'")
     output = out
   }
 
@@ -128,6 +151,16 @@ final class TestNode: @unchecked Sendable {
     let cluster = try await health()["cluster"]
     let nodes = cluster?["nodes"]?.arrayValue?.compactMap(\.stringValue) ?? []
     return (cluster?["bus"]?.stringValue == "up", Set(nodes))
+  }
+
+  /// Waits until `/healthz` says the bus is up (`up`) or down; whether it did within `timeout`.
+  func waitForBus(up: Bool, timeout: Duration = TestTime.seconds(10)) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      if try await clusterView().up == up { return true }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return false
   }
 
   func source(
@@ -156,6 +189,45 @@ final class TestNode: @unchecked Sendable {
       Glibc.kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }
+  }
+}
+
+/// A node's log lines, in a file of their own (a pipe nobody reads would fill and stall the
+/// node), read while it runs.
+final class NodeLog: @unchecked Sendable {
+  let path: String
+  let handle: FileHandle
+
+  init() throws {
+    path = FileManager.default.temporaryDirectory.appendingPathComponent("touch-relay-node-\(UUID().uuidString).log").path
+    guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+      throw TestRedisError.noLogFile
+    }
+    handle = h
+  }
+
+  /// Everything written so far.
+  var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+  /// The lines written so far that contain `needle`.
+  func lines(containing needle: String) -> [Substring] {
+    text.split(separator: "\n").filter { $0.contains(needle) }
+  }
+
+  /// Waits until a line contains `needle` (or `timeout` passes); those lines.
+  func waitFor(_ needle: String, timeout: Duration = TestTime.seconds(10)) async throws -> [Substring] {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      let found = lines(containing: needle)
+      if !found.isEmpty { return found }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return []
+  }
+
+  deinit {
+    try? handle.close()
+    try? FileManager.default.removeItem(atPath: path)
   }
 }
 
