@@ -1,21 +1,15 @@
 #ifndef TOUCHRELAY_HIREDIS_SHIM_H
 #define TOUCHRELAY_HIREDIS_SHIM_H
-/* hiredis (Debian: libhiredis-dev 0.14): its RESP reader only; the cluster bus does its own
- * I/O on the service thread's event loop (see RedisLink.swift). Only read.h is included, with
- * the two declarations of hiredis.h the reader needs: hiredis.h pulls in system headers that
- * this module would then own, hiding their names (SOCK_DGRAM, ...) from the rest of the
- * server's files. */
-#include <hiredis/read.h>
+/* hiredis (Debian 12: libhiredis-dev 0.14; Debian 13 and Ubuntu 24.04: 1.x): its RESP reader
+ * only; the cluster bus does its own I/O on the service thread's event loop (see
+ * RedisLink.swift). hiredis.h itself, not a copy of its declarations: `redisReply` gained
+ * members in 1.0 (and `len` was an int before 0.11), so a copy builds against any of them and
+ * misreads every reply of all but one. The system headers hiredis.h includes (sys/time.h,
+ * stdarg.h, stdint.h, sys/types.h) are Glibc's too: other files still see their names through
+ * Glibc, and none of them declares sockets. */
+#include <hiredis/hiredis.h>
 
-typedef struct redisReply {
-  int type;
-  long long integer;
-  size_t len;
-  char *str;
-  size_t elements;
-  struct redisReply **element;
-} redisReply;
-
-redisReader *redisReaderCreate(void);
-void freeReplyObject(void *reply);
+#if !defined(HIREDIS_MAJOR)
+#error "hiredis.h without HIREDIS_MAJOR: not a hiredis this code knows (0.14 or 1.x)"
+#endif
 #endif
