@@ -11,7 +11,9 @@ public struct RedisURL: Equatable, Sendable {
   public init(_ text: String) throws {
     guard text.hasPrefix("redis://") else { throw Invalid(description: "'\(text)' does not start with redis://") }
     var rest = Substring(text.dropFirst("redis://".count))
-    if let slash = rest.firstIndex(of: "/") {
+    // The password ends at the last '@', so it may hold '@', ':' and '/'; a path comes after.
+    let at = rest.lastIndex(of: "@")
+    if let slash = rest[(at ?? rest.startIndex)...].firstIndex(of: "/") {
       // A database number means nothing to pub/sub; only "/" or "/0" is accepted.
       let db = rest[rest.index(after: slash)...]
       guard db.isEmpty || db == "0" else {
@@ -19,7 +21,7 @@ public struct RedisURL: Equatable, Sendable {
       }
       rest = rest[..<slash]
     }
-    if let at = rest.lastIndex(of: "@") {
+    if let at {
       let auth = rest[..<at]
       guard auth.hasPrefix(":"), auth.count > 1 else {
         throw Invalid(description: "credentials must be ':PASSWORD@' (Redis ACL users are not supported)")
@@ -41,6 +43,9 @@ public struct RedisURL: Equatable, Sendable {
     } else if let colon = rest.lastIndex(of: ":") {
       hostPart = rest[..<colon]
       portPart = rest[rest.index(after: colon)...]
+      guard !hostPart.contains(":") else {
+        throw Invalid(description: "an IPv6 address goes in brackets: redis://[::1]:6379")
+      }
     }
     guard !hostPart.isEmpty else { throw Invalid(description: "no host in '\(text)'") }
     guard let port = Int(portPart), (1...65535).contains(port) else {
