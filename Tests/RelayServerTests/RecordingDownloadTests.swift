@@ -41,6 +41,7 @@ import TouchRelayClient
     let listed = try await get(relay, "/recordings/dl?token=peek")
     #expect(listed.status == 200)
     let list = try JSONValue.parse(listed.text)
+    #expect(list["recording"]?.boolValue == true)
     let entries = try #require(list["recordings"]?.arrayValue)
     #expect(entries.count == 1)
     let name = try #require(entries.first?["name"]?.stringValue)
@@ -83,10 +84,19 @@ import TouchRelayClient
     #expect(try await get(relay, "/recordings/a-b/a-b-1.jsonl").status == 200, "session a-b's own file is served")
   }
 
-  @Test func withoutRecordingThereIsNothingToDownload() async throws {
-    let relay = try TestRelay()
+  /// The watch page asks for the list on every source notice: a server that does not record
+  /// answers it, saying so, rather than with a 404 the browser logs as a failed request.
+  @Test func withoutRecordingTheListSaysSoAndIsEmpty() async throws {
+    let relay = try TestRelay { $0.observerToken = "peek" }
     defer { relay.stop() }
-    #expect(try await get(relay, "/recordings/any").status == 404)
-    #expect(try await get(relay, "/recordings/any/any-1.jsonl").status == 404)
+    #expect(try await get(relay, "/recordings/any").status == 401, "admitted as an observer, as with --record")
+    let listed = try await get(relay, "/recordings/any?token=peek")
+    #expect(listed.status == 200)
+    #expect(listed.headers.contains { $0.0.lowercased() == "content-type" && $0.1.hasPrefix("application/json") })
+    let list = try JSONValue.parse(listed.text)
+    #expect(list["session"]?.stringValue == "any")
+    #expect(list["recording"]?.boolValue == false)
+    #expect(list["recordings"]?.arrayValue?.isEmpty == true)
+    #expect(try await get(relay, "/recordings/any/any-1.jsonl?token=peek").status == 404)
   }
 }

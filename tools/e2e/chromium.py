@@ -1,6 +1,7 @@
 """Headless Chromium through its DevTools protocol: pages with the device metrics of a phone,
 touch input as real `Input.dispatchTouchEvent`s (the pad sees Touch Events, as on a phone),
-and every exception, console error and log error of a page recorded."""
+and every exception, console error, log error and failed request (an HTTP error status, or
+no answer) of a page recorded."""
 import asyncio
 import os
 import shutil
@@ -54,7 +55,7 @@ class Chromium:
         session = (await cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True}))["sessionId"]
         page = ChromiumPage(self, name, session)
         cdp.listeners.append(page.on_event)
-        for domain in ("Runtime", "Log", "Page"):
+        for domain in ("Runtime", "Log", "Page", "Network"):
             await page.send(f"{domain}.enable")
         await page.send("Emulation.setDeviceMetricsOverride",
                         {"width": width, "height": height, "deviceScaleFactor": 2 if mobile else 1, "mobile": mobile})
@@ -84,6 +85,10 @@ class ChromiumPage(PageBase):
         elif method == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
             args = " ".join(str(a.get("value", a.get("description", ""))) for a in p["args"])
             self.problems.append(f"console.{p['type']}: {args}")
+        elif method == "Network.responseReceived" and p["response"]["status"] >= 400:
+            self.problems.append(f"failed request: {p['response']['status']} {p['response']['url']}")
+        elif method == "Network.loadingFailed" and not p.get("canceled"):
+            self.problems.append(f"failed request: {p.get('errorText')} ({p.get('type')})")
 
     async def send(self, method, params=None):
         return await self.channel.send(method, params, sessionId=self.session)

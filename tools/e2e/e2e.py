@@ -1,9 +1,14 @@
 #!/usr/bin/python3
 """Drives the pad page in real browsers with real input and checks with a browser-free
 observer that the gestures arrived; checks what the watch and landing pages show and saves
-screenshots. Any JavaScript exception or console error fails it.
+screenshots. Any JavaScript exception, console error or failed request (an HTTP error
+status, or no answer) fails it.
 
-  e2e.py --base http://127.0.0.1:PORT --out DIR [--browser chromium,firefox,webkit]
+  e2e.py --base http://127.0.0.1:PORT --out DIR [--plain-base http://127.0.0.1:PORT2]
+         [--browser chromium,firefox,webkit]
+
+--plain-base: a second server, one that does not record (no --record): its watch page must
+show no recordings and ask for none it cannot have.
 
 - chromium: headless, DevTools protocol, phone metrics with Touch Events (as Android's
   Chrome): tap, double tap, pinch, pan.
@@ -48,6 +53,7 @@ async def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--base", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--plain-base", help="a server without --record, for its watch page")
     ap.add_argument("--browser", default=",".join(BROWSERS),
                     help="comma-separated, of " + ", ".join(BROWSERS) + " (default: all)")
     args = ap.parse_args()
@@ -65,6 +71,8 @@ async def main():
         try:
             await browser.start()
             await run(browser, base, site, args.out, found)
+            if args.plain_base:
+                await check_watch_without_recording(browser, args.plain_base.rstrip("/"), found)
         except Exception as e:  # a browser that fails to start or to answer fails the check
             found.append(f"{type(e).__name__}: {e}")
         finally:
@@ -220,6 +228,30 @@ async def run(browser, base, site, out, failures):
             await page.collect_problems()
         for p in page.problems:
             failures.append(f"{page.name} page: {p}")
+
+
+async def check_watch_without_recording(browser, base, failures):
+    """The watch page of a server that does not record, while a source joins (the page looks
+    for recordings on its welcome and on every source notice): no download offered, and no
+    failed request for a list the server cannot have."""
+    session = f"e2e-{browser.name}-plain"
+    watch = await browser.open_page("watch-plain", 1024, 768, False)
+    await watch.navigate(f"{base}/watch/{session}")
+    await watch.wait_for("document.getElementById('state').className.includes('live')")
+    ws_base = "ws" + base[len("http"):]
+    async with websockets.connect(f"{ws_base}/v1/source/{session}", subprotocols=["touchrelay.v1"]) as phone:
+        await phone.send(json.dumps({"type": "hello", "device": {"name": "e2e", "width": 300, "height": 300}}))
+        await phone.recv()
+        await watch.wait_for("document.querySelectorAll('.source').length === 1")
+        # What the page does about the source's notice (a request, if any) has time to finish.
+        await asyncio.sleep(0.5)
+    if await watch.eval("!document.getElementById('recordings').hidden"):
+        failures.append("the watch page of a server that does not record offers recordings")
+    if hasattr(watch, "collect_problems"):
+        await watch.collect_problems()
+    print(f"   watch page without --record: {len(watch.problems)} problem(s)")
+    for p in watch.problems:
+        failures.append(f"{watch.name} page: {p}")
 
 
 # In the big-screen page (another origin): a source of touchrelay.js records three samples in one

@@ -1,6 +1,8 @@
 """Headless Firefox (Debian's firefox-esr) through WebDriver BiDi, which Firefox serves itself
 (no geckodriver): a window per page, touch input as WebDriver touch pointers (one per finger),
-and every JavaScript error and console error recorded (`log.entryAdded`). As on a desktop,
+every JavaScript error and console error recorded (`log.entryAdded`), and every failed
+request (an HTTP error status, or no answer: `network.responseCompleted`,
+`network.fetchError`). As on a desktop,
 Firefox has no Touch Events and the pad takes its Pointer Events path; `touch_events` turns
 them on (as Firefox for Android has them), and the same input then arrives as Touch Events."""
 import asyncio
@@ -42,7 +44,8 @@ class Firefox:
         self.ws = await websockets.connect(f"{url}/session", max_size=None)
         self.channel = Channel(self.ws, lambda m: f"BiDi {m.get('error')}: {m.get('message')}" if m.get("type") == "error" else None)
         await self.channel.send("session.new", {"capabilities": {}})
-        await self.channel.send("session.subscribe", {"events": ["log.entryAdded"]})
+        await self.channel.send("session.subscribe", {
+            "events": ["log.entryAdded", "network.responseCompleted", "network.fetchError"]})
         self.pages = {}
         self.channel.listeners.append(self._on_event)
 
@@ -67,9 +70,17 @@ class Firefox:
         return found[0]
 
     def _on_event(self, m):
-        if m.get("method") != "log.entryAdded":
+        method, e = m.get("method"), m.get("params", {})
+        if method in ("network.responseCompleted", "network.fetchError"):
+            page = self.pages.get(e.get("context"))
+            url = e.get("request", {}).get("url", "")
+            if page and method == "network.fetchError" and "NS_BINDING_ABORTED" not in e.get("errorText", ""):
+                page.problems.append(f"failed request: {e.get('errorText')} {url}")
+            elif page and method == "network.responseCompleted" and e.get("response", {}).get("status", 0) >= 400:
+                page.problems.append(f"failed request: {e['response']['status']} {url}")
             return
-        e = m["params"]
+        if method != "log.entryAdded":
+            return
         page = self.pages.get(e.get("source", {}).get("context"))
         if page and e.get("level") == "error":
             where = e.get("stackTrace", {}).get("callFrames", [{}])

@@ -2,8 +2,10 @@
 Xvfb display, through classic WebDriver: the engine of Safari, which most phones that open
 the pad run. Its driver turns touch pointers into its one mouse pointer, so it plays one
 finger (the pad takes its Pointer Events path). Classic WebDriver has no log: the page's
-`error` and `unhandledrejection` events and `console.error` calls are recorded by a hook put
-in once the page is live (an error while it loads shows as a page that never goes live)."""
+`error` and `unhandledrejection` events, `console.error` calls and failed `fetch`es are
+recorded by a hook put in once the page is live (an error while it loads shows as a page
+that never goes live); failed loads before it are read from the resource timing entries
+where the engine gives their status."""
 import asyncio
 import json
 import os
@@ -27,8 +29,18 @@ HOOK = """(() => {
   window.addEventListener('unhandledrejection', (e) => problems.push('unhandled rejection: ' + e.reason));
   const error = console.error.bind(console);
   console.error = (...args) => { problems.push('console.error: ' + args.join(' ')); error(...args); };
+  const fetch = window.fetch;
+  window.fetch = (...args) => fetch(...args).then(
+    (r) => { if (!r.ok) problems.push('failed request: ' + r.status + ' ' + r.url); return r; },
+    (e) => { problems.push('failed request: ' + e + ' ' + args[0]); throw e; });
   return true;
 })()"""
+
+# Loads with an HTTP error status, from before the hook too (where the engine fills in
+# `responseStatus`), in the hook's words: a fetch both saw is reported once.
+EARLY_FAILED_LOADS = """return performance.getEntriesByType('resource')
+  .filter((e) => e.responseStatus >= 400)
+  .map((e) => 'failed request: ' + e.responseStatus + ' ' + e.name);"""
 
 
 class WebKit:
@@ -135,7 +147,9 @@ class WebKitPage(PageBase):
     async def collect_problems(self):
         await self.focus()
         b = self.browser
-        self.problems += await b.call("POST", b.path("/execute/sync"), {"script": "return window.__e2eProblems || [];", "args": []})
+        found = await b.call("POST", b.path("/execute/sync"), {"script": "return window.__e2eProblems || [];", "args": []})
+        found += await b.call("POST", b.path("/execute/sync"), {"script": EARLY_FAILED_LOADS, "args": []})
+        self.problems += list(dict.fromkeys(found))
 
 
 def minibrowser():

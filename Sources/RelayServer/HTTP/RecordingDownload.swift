@@ -12,14 +12,15 @@ import TouchProtocol
 /// offer "download recording". Both answer as the session's observers are admitted (the same
 /// token, the same 401/403), and only a file name of exactly that form, found as a regular
 /// file directly in the record directory, is ever read: the name is checked character by
-/// character, never joined as a path from what the client sent. Without `--record`, 404.
+/// character, never joined as a path from what the client sent. Without `--record` the list
+/// still answers, empty and saying the server does not record (`"recording":false`), so the
+/// page learns that there will be none instead of meeting a 404; any file is 404.
 enum RecordingDownload {
   static let prefix = "/recordings/"
 
   /// The answer for a `/recordings/` path, or nil for any other path.
   static func respond(to request: HTTPRequest, core: RelayCore, config: RelayConfiguration) -> HTTPResponse? {
     guard request.path.hasPrefix(prefix) else { return nil }
-    guard let directory = config.recordDirectory else { return .notFound }
     let parts = request.path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
     guard parts.count == 1 || parts.count == 2 else { return .notFound }
     let session = String(parts[0])
@@ -30,7 +31,8 @@ enum RecordingDownload {
     {
       return refusal
     }
-    if parts.count == 1 { return list(session: session, directory: directory) }
+    if parts.count == 1 { return list(session: session, directory: config.recordDirectory) }
+    guard let directory = config.recordDirectory else { return .notFound }
     let name = String(parts[1])
     guard serial(of: name, session: session) != nil else { return .notFound }
     let path = directory + "/" + name
@@ -57,20 +59,25 @@ enum RecordingDownload {
     return Int(String(decoding: digits, as: UTF8.self))
   }
 
-  /// `{"session":..,"recordings":[{"name","connection","bytes","url"}]}`, by connection.
-  static func list(session: String, directory: String) -> HTTPResponse {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    let found = names.compactMap { name in serial(of: name, session: session).map { (name, $0) } }.sorted {
-      $0.1 < $1.1
+  /// `{"session":..,"recording":true,"recordings":[{"name","connection","bytes","url"}]}`, by
+  /// connection; without a record directory `"recording":false` and no recordings.
+  static func list(session: String, directory: String?) -> HTTPResponse {
+    var found: [(name: String, serial: Int, path: String)] = []
+    if let directory {
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+        if let serial = serial(of: name, session: session) { found.append((name, serial, directory + "/" + name)) }
+      }
+      found.sort { $0.serial < $1.serial }
     }
     var w = JSONWriter()
     w.beginObject()
     w.key("session")
     w.string(session)
+    w.key("recording")
+    w.bool(directory != nil)
     w.key("recordings")
     w.beginArray()
-    for (name, serial) in found {
-      let path = directory + "/" + name
+    for (name, serial, path) in found {
       guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
         attributes[.type] as? FileAttributeType == .typeRegular
       else { continue }

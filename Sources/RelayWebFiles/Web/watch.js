@@ -344,14 +344,18 @@ import { observe } from "/sdk/touchrelay.js";
   // MARK: recordings
 
   // With --record on, each source connection of the session is a file: offer them for
-  // download (the bug report a user can send). Without it the list answers 404: nothing shown.
+  // download (the bug report a user can send). Without it the list says so
+  // (`recording: false`), once: nothing shown, and nothing asked again.
   const recordingsEl = document.getElementById("recordings");
+  let serverRecords = true;
   function refreshRecordings() {
+    if (!serverRecords) return;
     const token = TR.param("token");
     const query = token ? "?token=" + encodeURIComponent(token) : "";
     fetch("/recordings/" + encodeURIComponent(session) + query, { cache: "no-store" })
       .then((r) => (r.ok ? r.json() : null))
       .then((list) => {
+        if (list && list.recording === false) serverRecords = false;
         const found = (list && list.recordings) || [];
         recordingsEl.hidden = found.length === 0;
         recordingsEl.textContent = found.length ? "Download recording: " : "";
