@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOWebSocket
 import Testing
+import TouchProtocol
 import TouchRelayClient
 
 /// Faults around a watched session: sources killed mid-gesture, TCP dropped without a close,
@@ -71,19 +72,54 @@ import TouchRelayClient
       $0.drainTimeout = 0.5
       $0.gestures = false
       $0.limits.maxFramesPerSecond = 1_000_000
+      $0.limits.observerQueue = 64
     }
-    let (stalled, _) = try await relay.observer("stuck", query: "raw=1")
+    // A small receive buffer: loopback's buffers grow to megabytes, enough to take every frame
+    // below without the observer reading a byte, and then it would never have stalled.
+    var small = WebSocketConfiguration()
+    small.receiveBufferSize = 4096
+    let (stalled, _) = try await relay.observer("stuck", query: "raw=1", configuration: small)
     try await stalled.pauseReading()
     let (src, _) = try await relay.source("stuck")
     let fingers = (0..<20).map { $0 }
+    // About 11 MB of mirrored touches: well past what the server's send buffer (4 MB at most,
+    // net.ipv4.tcp_wmem) and the observer's small receive buffer hold together.
+    let total = 12_000
     try await src.send(
-      texts: (1...3000).map { seq in
+      texts: (1...total).map { seq in
         frameText(seq, t: Double(seq), fingers.map { ($0, seq == 1 ? "began" : "moved", 1.0, 2.0) })
       })
-    try await Task.sleep(for: .milliseconds(300))
+    // Stalled: far more was sent than its buffers hold, so its queue filled to its limit and
+    // stays full (the count of what it lost is only known once it reads again).
+    var deepest = 0.0
+    let deadline = ContinuousClock.now + TestTime.seconds(10)
+    repeat {
+      try await Task.sleep(for: .milliseconds(50))
+      let metrics = try await HTTPClient.get("http://127.0.0.1:\(relay.port)/metrics").text
+      deepest = metricValue(metrics, "touchrelay_observer_queue_deepest") ?? 0
+    } while deepest < 64 && ContinuousClock.now < deadline
+    #expect(deepest >= 64, "the observer never stalled: its queue held \(deepest) messages")
     let started = ContinuousClock.now
     await relay.stopAndWait()
     // The stop waits for the drain deadline, not for the observer.
     #expect(ContinuousClock.now - started < .seconds(5))
+    // Cut: once it reads again it finds what its buffers held and then the connection's end
+    // with no close frame (1006), since the 1001 that a drained observer gets comes after its
+    // queue, which it never took; nor the last frame, which stayed in that queue.
+    try await stalled.resumeReading()
+    var lastSeq = 0
+    var close: UInt16?
+    while close == nil {
+      let message = try await stalled.next(timeout: TestTime.seconds(10))
+      switch message {
+      case .close(let code, _): close = code
+      case .text(let text):
+        let json = try JSONValue.parse(text)
+        if json["type"]?.stringValue == "touches" { lastSeq = json["seq"]?.intValue ?? lastSeq }
+      default: continue
+      }
+    }
+    #expect(close == 1006, "the stalled observer was not cut but closed with \(close ?? 0)")
+    #expect(lastSeq < total, "the stalled observer got every frame: it never stalled")
   }
 }
