@@ -193,11 +193,13 @@ import TouchRelayClient
     let free = try #require(freeAfter, "the port was still listened on 3 s into a 4 s drain")
     // Well before the drain's end (4 s); 1 s was once missed by 20 ms on a loaded machine.
     #expect(free < .seconds(2), "\(free)")
-    // Rarely the stalled socket is let go of at once; then the port was free anyway.
-    if stoppedAfter < .seconds(3) {
-      Issue.record("the drain ended after \(stoppedAfter): not checked", severity: .warning)
-    }
     withExtendedLifetime(src) {}
+    // Rarely the stalled socket is let go of at once; then the port was free anyway, and the
+    // check above proved nothing. Cancelled, the test says so in the runner's output rather
+    // than passing (Swift Testing 6.3 reports a cancelled test as cancelled, not as passed).
+    if stoppedAfter < .seconds(3) {
+      try Test.cancel("the drain ended after \(stoppedAfter), before the port check could tell anything")
+    }
   }
 
   /// A socket that asks to observe `session` and then never reads (a small receive buffer).
