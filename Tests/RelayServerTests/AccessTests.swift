@@ -35,31 +35,32 @@ import TouchRelayClient
     #expect(existing401.0 == 401 && existing401.1 == missing401.1)
   }
 
-  @Test func perSessionTokensFromAFileAreReloadedOnRequest() async throws {
+  /// The operator's way: a `touch-relay` process, its tokens file changed, then SIGHUP.
+  @Test func perSessionTokensFromAFileAreReloadedOnSIGHUP() async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString).json")
     try Data(#"{"stage":{"source":"one","observer":["v1","v2"]}}"#.utf8).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let relay = try TestRelay { $0.tokensFile = file.path }
+    let relay = try await RelayProcess(["--tokens", file.path])
     defer { relay.stop() }
-    #expect(await status(relay, "/v1/source/stage?token=one").0 == 101)
-    #expect(await status(relay, "/v1/observe/stage?token=v2").0 == 101)
-    #expect(await status(relay, "/v1/observe/stage").0 == 401)
+    func status(_ path: String) async -> Int? { await upgradeStatus(relay.url(path)).0 }
+    #expect(await status("/v1/source/stage?token=one") == 101)
+    #expect(await status("/v1/observe/stage?token=v2") == 101)
+    #expect(await status("/v1/observe/stage") == 401)
     // Sessions not in the file fall back to the server-wide tokens: here none.
-    #expect(await status(relay, "/v1/observe/lobby").0 == 101)
+    #expect(await status("/v1/observe/lobby") == 101)
 
     try Data(#"{"stage":{"source":"two"}}"#.utf8).write(to: file)
-    relay.server.requestReload()
-    try await Task.sleep(for: .milliseconds(200))
-    #expect(await status(relay, "/v1/source/stage?token=one").0 == 403)
-    #expect(await status(relay, "/v1/source/stage?token=two").0 == 101)
-    #expect(await status(relay, "/v1/observe/stage").0 == 101)
+    #expect(try await relay.signal(SIGHUP, answeredBy: "tokens reloaded"), "\(relay.logged)")
+    #expect(await status("/v1/source/stage?token=one") == 403)
+    #expect(await status("/v1/source/stage?token=two") == 101)
+    #expect(await status("/v1/observe/stage") == 101)
 
     // A broken file on reload keeps the tokens in force.
     try Data("{not json".utf8).write(to: file)
-    relay.server.requestReload()
-    try await Task.sleep(for: .milliseconds(200))
-    #expect(await status(relay, "/v1/source/stage?token=one").0 == 403)
-    #expect(await status(relay, "/v1/source/stage?token=two").0 == 101)
+    #expect(try await relay.signal(SIGHUP, answeredBy: "tokens not reloaded"), "\(relay.logged)")
+    #expect(await status("/v1/source/stage?token=one") == 403)
+    #expect(await status("/v1/source/stage?token=two") == 101)
+    #expect(relay.process.isRunning)
   }
 
   @Test func aBadTokensFileIsAStartUpError() throws {

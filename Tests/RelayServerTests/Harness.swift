@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RelayServer
+import Synchronization
 import Testing
 import TouchProtocol
 import TouchRelayClient
@@ -168,4 +169,69 @@ extension WebSocketConnection {
   func drop() async throws {
     try await channel.close()
   }
+}
+
+/// What an upgrade to `url` got, from a server this process does not hold (a child
+/// `touch-relay`): 101 once open (then closed), else the refusal's HTTP status and body.
+func upgradeStatus(_ url: String, headers: [(String, String)] = []) async -> (Int?, String) {
+  var c = WebSocketConfiguration()
+  c.headers = headers
+  do {
+    let ws = try await WebSocketConnection.connect(url, configuration: c)
+    await ws.close()
+    return (101, "")
+  } catch let e as WebSocketClientError {
+    if case .upgradeRefused(let r) = e { return (r.status, r.text) }
+    return (nil, "\(e)")
+  } catch {
+    return (nil, "\(error)")
+  }
+}
+
+/// The real `touch-relay` binary in a child process, as an operator runs it, with its log read
+/// as it comes: a test sends it signals (`kill`) and waits for what it logs in answer.
+final class RelayProcess: Sendable {
+  let process: Process
+  let port: Int
+  private let log = Mutex("")
+
+  /// Starts `touch-relay --port 0 --log-level notice ARGUMENTS` and reads its start-up line.
+  init(_ arguments: [String]) async throws {
+    let errors = ChildProcess.pipe()
+    let (p, port, _) = try await ShutdownTests.launch(arguments + ["--log-level", "notice"], errors: errors)
+    process = p
+    self.port = port
+    let handle = errors.fileHandleForReading
+    Thread { [self] in
+      while true {
+        let chunk = handle.availableData
+        if chunk.isEmpty { break }
+        log.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+      }
+    }.start()
+  }
+
+  func url(_ path: String) -> String { "ws://127.0.0.1:\(port)\(path)" }
+
+  /// Everything it has logged so far.
+  var logged: String { log.withLock { $0 } }
+
+  /// How many times `text` occurs in its log so far.
+  func occurrences(of text: String) -> Int { logged.components(separatedBy: text).count - 1 }
+
+  /// Sends it `signal` and waits until its log has one more line containing `answer` than
+  /// before; false if none came within 10 s (scaled).
+  func signal(_ signal: Int32, answeredBy answer: String) async throws -> Bool {
+    let before = occurrences(of: answer)
+    kill(process.processIdentifier, signal)
+    let deadline = ContinuousClock.now + TestTime.seconds(10)
+    while occurrences(of: answer) == before {
+      guard ContinuousClock.now < deadline else { return false }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    return true
+  }
+
+  /// SIGTERM, and reaped (`terminate`).
+  func stop() { terminate(process) }
 }

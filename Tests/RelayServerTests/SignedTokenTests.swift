@@ -191,7 +191,8 @@ import TouchRelayClient
         == (await status(relay, "/v1/observe/stage", token: nil).1))
   }
 
-  @Test func keysRotateThroughAJWKSReloadedOnRequest() async throws {
+  /// The operator's way: a `touch-relay` process, its JWKS changed, then SIGHUP.
+  @Test func keysRotateThroughAJWKSReloadedOnSIGHUP() async throws {
     let keys = try await Keys()
     defer { keys.remove() }
     let jwks = keys.path("keys.json")
@@ -199,33 +200,35 @@ import TouchRelayClient
       "jwks", "--kid", "old", "--public", keys.path("ec.pub.pem"), "--kid", "new", "--public", keys.path("rsa.pub.pem"),
     ])
     .write(toFile: jwks, atomically: true, encoding: .utf8)
-    let relay = try TestRelay { $0.jwtKeyFiles = [jwks, keys.secret] }
+    let relay = try await RelayProcess(["--jwt-key", jwks, "--jwt-key", keys.secret])
     defer { relay.stop() }
+    func status(_ token: String) async -> Int? {
+      await upgradeStatus(relay.url("/v1/observe/stage?token=\(token)")).0
+    }
     let claims = Self.claims(role: "observer", session: #""stage""#)
     let old = try await Self.pyjwt("ES256", key: keys.path("ec.pem"), kid: "old", claims)
     let new = try await Self.pyjwt("RS256", key: keys.path("rsa.pem"), kid: "new", claims)
     let hs = try await Self.pyjwt("HS256", key: keys.secret, claims)
     // The kid chooses the key: the EC token under the RSA key's kid is refused.
     let swapped = try await Self.pyjwt("ES256", key: keys.path("ec.pem"), kid: "new", claims)
-    #expect(await status(relay, "/v1/observe/stage", token: old).0 == 101)
-    #expect(await status(relay, "/v1/observe/stage", token: new).0 == 101)
-    #expect(await status(relay, "/v1/observe/stage", token: hs).0 == 101)
-    #expect(await status(relay, "/v1/observe/stage", token: swapped).0 == 403)
+    #expect(await status(old) == 101)
+    #expect(await status(new) == 101)
+    #expect(await status(hs) == 101)
+    #expect(await status(swapped) == 403)
 
     try await Self.pyjwt(["jwks", "--kid", "new", "--public", keys.path("rsa.pub.pem")])
       .write(toFile: jwks, atomically: true, encoding: .utf8)
-    relay.server.requestReload()
-    try await Task.sleep(for: .milliseconds(200))
-    #expect(await status(relay, "/v1/observe/stage", token: old).0 == 403)
-    #expect(await status(relay, "/v1/observe/stage", token: new).0 == 101)
-    #expect(await status(relay, "/v1/observe/stage", token: hs).0 == 101)
+    #expect(try await relay.signal(SIGHUP, answeredBy: "JWT keys reloaded"), "\(relay.logged)")
+    #expect(await status(old) == 403)
+    #expect(await status(new) == 101)
+    #expect(await status(hs) == 101)
 
     // A broken file on reload keeps the keys in force.
     try "{\"keys\": [".write(toFile: jwks, atomically: true, encoding: .utf8)
-    relay.server.requestReload()
-    try await Task.sleep(for: .milliseconds(200))
-    #expect(await status(relay, "/v1/observe/stage", token: new).0 == 101)
-    #expect(await status(relay, "/v1/observe/stage", token: old).0 == 403)
+    #expect(try await relay.signal(SIGHUP, answeredBy: "JWT keys not reloaded"), "\(relay.logged)")
+    #expect(await status(new) == 101)
+    #expect(await status(old) == 403)
+    #expect(relay.process.isRunning)
   }
 
   @Test func aConnectionIsClosedWith1008WhenItsTokenExpires() async throws {
