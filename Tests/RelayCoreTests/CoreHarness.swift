@@ -24,10 +24,62 @@ final class CoreHarness {
   /// The peers the core said have output, in order, since the last `takeOutputs`.
   private(set) var outputs: [Peer] = []
 
+  /// The wake-up the core asked for last (`.wake`), until `passTime` fires it.
+  private(set) var wake: Double?
+
   /// Collects what the core asked for so far.
   func collect() {
-    core.drainActions { actions.append($0) }
+    core.drainActions {
+      if case .wake(let at) = $0 { wake = at }
+      actions.append($0)
+    }
     core.drainOutputs { outputs.append($0) }
+  }
+
+  // MARK: - Virtual time
+
+  /// What a driver does when an event it brought in is done: fires what is due by then and
+  /// plans the wake-up (`settleTimers`), until nothing is left unsettled.
+  func settle() {
+    collect()
+    while core.timersUnsettled {
+      core.settleTimers()
+      collect()
+    }
+  }
+
+  /// Lets server time run to `rt`, as a driver's clock would: every wake-up the core asks for
+  /// before then fires at exactly the time it asked for (`wakeFired(at:)`), and so may ask for
+  /// the next. Nothing else happens meanwhile; the event at `rt` is the caller's.
+  func passTime(to rt: Double) {
+    settle()
+    while let at = wake, at < rt {
+      wake = nil
+      core.wakeFired(at: at)
+      settle()
+    }
+  }
+
+  /// `text` from `peer` at `rt`, after every wake-up due before then, then settled.
+  func sendOnClock(_ text: String, from peer: Peer, at rt: Double) {
+    passTime(to: rt)
+    Array(text.utf8).withUnsafeBytes { core.receive($0, from: peer, at: rt) }
+    settle()
+  }
+
+  /// A tick at `rt` (the driver's timer), after every wake-up due before then, then settled.
+  func tickOnClock(at rt: Double) {
+    passTime(to: rt)
+    core.tick(at: rt)
+    settle()
+  }
+
+  /// `peer` closes cleanly (1000) at `rt`, after every wake-up due before then.
+  func closeOnClock(_ peer: Peer, at rt: Double) {
+    passTime(to: rt)
+    core.peerSentClose(peer, code: 1000)
+    core.closed(peer, at: rt)
+    settle()
   }
 
   /// The serials of the peers said to have output since the last call.
@@ -35,6 +87,13 @@ final class CoreHarness {
     collect()
     defer { outputs = [] }
     return outputs.map(\.serial)
+  }
+
+  /// The peers said to have output since the last call, in the order the core said so.
+  func takeOutputPeers() -> [Peer] {
+    collect()
+    defer { outputs = [] }
+    return outputs
   }
 
   /// The actions since the last call.
