@@ -138,7 +138,7 @@ extension RelayCore {
     guard !stopping else { return }
     stopping = true
     log(.info, "shutting down", ["connections": "\(peers.count)"])
-    for peer in peers.values {
+    for peer in peersInAdmissionOrder {
       close(peer, .goingAway, "server shutting down", drain: true)
     }
     if peers.isEmpty {
@@ -153,9 +153,16 @@ extension RelayCore {
     drainDeadline = nil
     if !peers.isEmpty {
       log(.warning, "drain deadline passed, cutting connections", ["open": "\(peers.count)"])
-      for peer in peers.values { emit(.kill(peer)) }
+      for peer in peersInAdmissionOrder { emit(.kill(peer)) }
     }
     finish()
+  }
+
+  /// Every open peer, oldest first: `peers` is a dictionary, whose order changes from one
+  /// process to the next (Swift seeds its hashing per process), and the closes and kills of a
+  /// shutdown must come in the same order for the same events.
+  private var peersInAdmissionOrder: [Peer] {
+    peers.values.sorted { $0.serial < $1.serial }
   }
 
   private func finish() {

@@ -145,10 +145,16 @@ extension RelayCore {
     sweepAt = sessions.values.flatMap { $0.departed.values.map(\.deadline) }.min().map { $0 + 1 }
   }
 
-  /// Departed sources whose resume window ended are gone: observers get `left`.
+  /// Departed sources whose resume window ended are gone: observers get `left`. Sessions by
+  /// name, and in each the sources in the order they departed (by deadline, then id): both are
+  /// dictionaries, whose order changes from one process to the next (Swift seeds its hashing
+  /// per process), and the same events must give the same messages in the same order.
   private func sweepDeparted(at rt: Double) {
-    for session in Array(sessions.values) {
-      for (id, d) in session.departed where d.deadline <= rt {
+    for session in sessions.values.sorted(by: { $0.name < $1.name }) {
+      let ended = session.departed.filter { $0.value.deadline <= rt }.sorted {
+        ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key)
+      }
+      for (id, d) in ended {
         session.departed[id] = nil
         broadcastSourceEvent("left", d.info, in: session)
       }
