@@ -267,7 +267,7 @@ public final class RelayCore {
         handleSource(message, from: peer, rt: rt)
       case (.observer, .control(let c)):
         guard admitsControl(from: peer, at: rt) else { return }
-        handleObserverControl(c, bytes: bytes, from: peer, rt: rt)
+        handleObserverControl(c, from: peer, rt: rt)
       case (.observer, _):
         sendError(ProtocolError(.notAllowed, "observers may only send 'control'"), to: peer)
       }
@@ -375,7 +375,7 @@ public final class RelayCore {
     if arming { arm(peer, state) }
   }
 
-  private func handleObserverControl(_ c: Control, bytes: UnsafeRawBufferPointer, from peer: Peer, rt: Double) {
+  private func handleObserverControl(_ c: Control, from peer: Peer, rt: Double) {
     let candidates = peer.session.sources.filter { $0.source != nil }
     // A cluster node also reaches the sources of other nodes: the control goes there.
     let remote = remoteControlTargets(in: peer.session)
@@ -383,11 +383,11 @@ public final class RelayCore {
     if let id = c.source {
       target = candidates.first { $0.source?.info.id == id }
       if target == nil, let r = remote.first(where: { $0.id == id }) {
-        return sendControl(bytes, to: r, in: peer.session, from: peer)
+        return sendControl(c, to: r, in: peer.session, from: peer)
       }
     } else if candidates.count + remote.count == 1 {
       target = candidates.first
-      if target == nil, let r = remote.first { return sendControl(bytes, to: r, in: peer.session, from: peer) }
+      if target == nil, let r = remote.first { return sendControl(c, to: r, in: peer.session, from: peer) }
     } else {
       target = nil
     }

@@ -267,8 +267,19 @@ extension RelayCore {
 
   private func apply(_ record: BusRecord, from node: String, bytes: UnsafeRawBufferPointer) {
     guard let cluster else { return }
-    if record.kind == .announceEnd {
+    switch record.kind {
+    case .announceEnd:
       return endAnnouncement(from: node, round: UInt64(record.arg) ?? 0)
+    // A control and its error are a word from one node to another, outside the session's
+    // numbered stream (they carry no number): taken through the numbering, each would read as
+    // a repeat of the record before it, or make the next numbered one look like a gap.
+    case .control:
+      return controlFromBus(record, payload: UnsafeRawBufferPointer(rebasing: bytes[record.payload]))
+    case .controlError:
+      return controlErrorFromBus(
+        record, payload: UnsafeRawBufferPointer(rebasing: bytes[record.payload]), in: sessions[record.session])
+    default:
+      break
     }
     let remoteSession = cluster.directory[record.session] ?? newRemoteSession(record.session)
     let local = sessions[record.session]
@@ -339,11 +350,7 @@ extension RelayCore {
       let s = upsert(record.source, node: node, info: info!, in: remoteSession)
       s.round = UInt64(record.arg) ?? s.round
       s.heldUntil = now + configuration.resumeWindow * 1000 + cluster.rules.departedGrace
-    case .control:
-      controlFromBus(record, payload: payload)
-    case .controlError:
-      controlErrorFromBus(record, payload: payload, in: local)
-    case .announceEnd:
+    case .control, .controlError, .announceEnd:
       break
     }
   }
@@ -502,14 +509,34 @@ extension RelayCore {
 
   // MARK: - Controls across nodes
 
-  /// An observer's `control` for a source of another node: sent there.
-  func sendControl(_ bytes: UnsafeRawBufferPointer, to source: RemoteSource, in session: Session, from peer: Peer) {
+  /// An observer's `control` for a source of another node: sent there, as the control it was
+  /// read as, naming its source. Not the observer's text: what a peer may send (white space
+  /// around the object, unknown members up to `maxMessageBytes`) is not what a record may carry,
+  /// and the receiving node refuses a data message whole over one bad record.
+  func sendControl(_ c: Control, to source: RemoteSource, in session: Session, from peer: Peer) {
     guard let cluster else { return }
-    let m = OutgoingMessage(copying: bytes, headroom: 0, supersedable: false, at: now)
-    cluster.outbox.append(
-      .control, supersedable: false, session: session.name, source: source.id, origin: nil,
-      arg: "\(cluster.node).\(peer.serial)", payload: UnsafeRawBufferPointer(rebasing: m.bytes[0...]),
-      extra: UnsafeRawBufferPointer(start: nil, count: 0))
+    var w = JSONWriter()
+    w.beginObject()
+    w.key("type")
+    w.string(literal: "control")
+    w.key("source")
+    w.string(source.id)
+    if let on = c.recognizeAny {
+      w.key("recognizeAny")
+      w.bool(on)
+    }
+    if let action = c.action {
+      // Scene actions are short words: a longer one is refused there all the same, and a
+      // record holds at most `BusRecord.maxPayload`.
+      w.key("action")
+      w.string(action.utf8.count <= 64 ? action : String(decoding: action.utf8.prefix(64), as: UTF8.self))
+    }
+    w.endObject()
+    w.withUnsafeBytes { payload in
+      cluster.outbox.append(
+        .control, supersedable: false, session: session.name, source: source.id, origin: nil,
+        arg: "\(cluster.node).\(peer.serial)", payload: payload, extra: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
     cluster.counters.recordsOut += 1
   }
 
