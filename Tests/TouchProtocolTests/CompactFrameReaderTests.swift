@@ -304,4 +304,19 @@ extension CompactFrameReaderTests {
       #expect(String(decoding: copied, as: UTF8.self) == String(decoding: written, as: UTF8.self))
     }
   }
+
+  /// The test above compares copied text with written text only where something is copied:
+  /// the usual member order gives both parts to copy.
+  @Test func theUsualFramesHaveTextToCopy() {
+    var copied = 0
+    for message in Self.singleFrames {
+      var copy = message
+      copy.withUTF8 { buffer in
+        if let text = decoder.compactFrame(UnsafeRawBufferPointer(buffer))?.text, text.head != nil, text.touches != nil {
+          copied += 1
+        }
+      }
+    }
+    #expect(copied >= 3, "\(copied) of \(Self.singleFrames.count) had both parts to copy")
+  }
 }
