@@ -12,14 +12,17 @@ import TouchRelayClient
 /// (`onOwnThread`), not on the pool every other test needs meanwhile.
 final class TestRedis: @unchecked Sendable {
   let port: Int
+  /// The address it listens on (`--bind`).
+  let host: String
   /// Its `requirepass`, if it has one.
   let password: String?
   private var process: Process?
 
   /// `started: false` picks the port and leaves it closed until `start()`: a Redis that is
   /// down when the nodes start.
-  init(password: String? = nil, started: Bool = true) async throws {
+  init(password: String? = nil, started: Bool = true, host: String = "127.0.0.1") async throws {
     port = try freeLoopbackPort()
+    self.host = host
     self.password = password
     if started { try await start() }
   }
@@ -29,7 +32,7 @@ final class TestRedis: @unchecked Sendable {
 
   /// Its URL with `password` (none: nil), whatever its own is.
   func url(password: String?) -> String {
-    "redis://\(password.map { ":\($0)@" } ?? "")127.0.0.1:\(port)"
+    "redis://\(password.map { ":\($0)@" } ?? "")\(host.contains(":") ? "[\(host)]" : host):\(port)"
   }
 
   func start() async throws {
@@ -41,7 +44,7 @@ final class TestRedis: @unchecked Sendable {
     p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
     p.arguments =
       [
-        "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning",
+        "--port", "\(port)", "--bind", host, "--save", "", "--appendonly", "no", "--loglevel", "warning",
       ] + (password.map { ["--requirepass", $0] } ?? [])
     p.standardOutput = FileHandle.nullDevice
     p.standardError = FileHandle.nullDevice
@@ -75,7 +78,7 @@ final class TestRedis: @unchecked Sendable {
 
   private func cliWaiting(_ args: [String]) throws -> String {
     let auth = password.map { ["-a", $0, "--no-auth-warning"] } ?? []
-    let (_, output) = try runToolWaiting("/usr/bin/redis-cli", ["-h", "127.0.0.1", "-p", "\(port)"] + auth + args)
+    let (_, output) = try runToolWaiting("/usr/bin/redis-cli", ["-h", host, "-p", "\(port)"] + auth + args)
     return output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
@@ -113,6 +116,8 @@ func freeLoopbackPort() throws -> Int {
 final class TestNode: @unchecked Sendable {
   let name: String
   let port: Int
+  /// `HOST:PORT` as its start-up line gives it (`[::1]:PORT` on IPv6).
+  let address: String
   let process: Process
   private let output: Pipe
 
@@ -130,20 +135,22 @@ final class TestNode: @unchecked Sendable {
       + ["--redis-prefix", "test"] + loop + extra
     let handle = log?.handle
     let (p, line, out) = try await onOwnThread { try ShutdownTests.startForLine(args, stderr: handle) }
-    let port = ShutdownTests.url(in: line).split(separator: ":").last.flatMap { Int($0) }
+    let url = ShutdownTests.url(in: line)
+    let port = url.split(separator: ":").last.flatMap { Int($0) }
     process = p
     self.port = try #require(port, "no port in start-up line '\(line)'")
+    address = String(url.dropFirst("ws://".count))
     output = out
   }
 
-  func url(_ path: String) -> String { "ws://127.0.0.1:\(port)\(path)" }
+  func url(_ path: String) -> String { "ws://\(address)\(path)" }
 
   func health() async throws -> JSONValue {
-    try JSONValue.parse(try await HTTPClient.get("http://127.0.0.1:\(port)/healthz").text)
+    try JSONValue.parse(try await HTTPClient.get("http://\(address)/healthz").text)
   }
 
   func metrics() async throws -> String {
-    try await HTTPClient.get("http://127.0.0.1:\(port)/metrics").text
+    try await HTTPClient.get("http://\(address)/metrics").text
   }
 
   /// The nodes this one has heard, and whether its bus is up.
