@@ -40,6 +40,14 @@ toolchain. SwiftPM does not relink when only the list changes, hence the `rm`:
     tools/link/order.py .build/release/touch-relay
     rm .build/release/touch-relay && swift build -c release --product touch-relay
 
+`--check` (CI, after the release build) runs only the load step and counts how many of the
+frame path's functions, as callgrind sees them in that binary now, the head of the list (its
+frame-path part) still names; it prints the share and fails below CHECK_SHARE. A stale list
+costs a little speed and nothing else the tests see, so without the check it would go on
+being stale:
+
+    tools/link/order.py --check .build-release-tests/release/touch-relay
+
 Needs valgrind (Debian: valgrind); the build itself needs only the list.
 """
 
@@ -62,6 +70,10 @@ HEADER = ("# Functions touch-relay runs per frame under load (call-graph order),
           "not symbols).\n# Written by tools/link/order.py; regenerate, do not edit.\n")
 # The share of the executable's own instructions under load whose functions lead the list.
 HOT_SHARE = 0.999
+# The line between the frame path's part of the list and the rest (a comment to lld).
+REST_MARKER = "# Start-up, idle and connections, by name:"
+# `--check` fails when the head names less than this share of today's frame path.
+CHECK_SHARE = 0.90
 # lld's --call-graph-ordering-file limits (CallGraphSort.cpp): a cluster grows to at most 1 MB
 # and is not merged into one eight times less dense.
 MAX_CLUSTER_BYTES = 1 << 20
@@ -173,14 +185,10 @@ def monolithic_names(limit=64 * 1024):
     return names
 
 
-def hot_order(own, calls, sizes, unique, monolithic):
-    """The functions that make up HOT_SHARE of `own`'s instructions, in C3 order (Ottoni and
-    Maher, "Optimizing function placement for large-scale data-center applications", as lld's
-    CallGraphSort does it): hottest first, each function's cluster is appended to the cluster of
-    its most frequent caller unless the result would pass MAX_CLUSTER_BYTES or be more than
-    MAX_DENSITY_DEGRADATION times less dense than the caller's cluster; then the clusters, densest
-    first. Callers and their hot callees end up next to each other, in as few cache lines and
-    pages as the code allows. Names in `monolithic` count towards the share but are not listed."""
+def frame_path(own, sizes, unique, monolithic):
+    """The functions that make up HOT_SHARE of `own`'s instructions, hottest first, without
+    those in `monolithic` (they count towards the share) and those that cannot be listed (not
+    unique, no size)."""
     ranked = sorted((f for f in own if f in unique and f in sizes), key=lambda f: -own[f])
     total, running, hot = sum(own[f] for f in ranked), 0, []
     for f in ranked:
@@ -189,6 +197,37 @@ def hot_order(own, calls, sizes, unique, monolithic):
         running += own[f]
         if f not in monolithic:
             hot.append(f)
+    return hot
+
+
+def listed_head(path):
+    """The frame-path part of an order file: the names before REST_MARKER. A list written
+    before the marker existed has the rest sorted by name and the head in call-graph order, so
+    its head ends where its sorted tail begins."""
+    head, names = [], []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line == REST_MARKER:
+                return head
+            if line and not line.startswith("#"):
+                head.append(line)
+                names.append(line)
+    start = len(names) - 1
+    while start > 0 and names[start - 1] <= names[start]:
+        start -= 1
+    return names[:start]
+
+
+def hot_order(own, calls, sizes, unique, monolithic):
+    """The functions that make up HOT_SHARE of `own`'s instructions, in C3 order (Ottoni and
+    Maher, "Optimizing function placement for large-scale data-center applications", as lld's
+    CallGraphSort does it): hottest first, each function's cluster is appended to the cluster of
+    its most frequent caller unless the result would pass MAX_CLUSTER_BYTES or be more than
+    MAX_DENSITY_DEGRADATION times less dense than the caller's cluster; then the clusters, densest
+    first. Callers and their hot callees end up next to each other, in as few cache lines and
+    pages as the code allows. Names in `monolithic` count towards the share but are not listed."""
+    hot = frame_path(own, sizes, unique, monolithic)
     members = {f: [f] for f in hot}
     leader = {f: f for f in hot}
     size = {f: max(1, sizes[f]) for f in hot}
@@ -249,6 +288,8 @@ def main():
     ap.add_argument("--sources", type=int, default=30, help="sources x 60 Hz in the load step")
     ap.add_argument("--load-seconds", type=int, default=10)
     ap.add_argument("--out", default=ORDER)
+    ap.add_argument("--check", action="store_true",
+                    help=f"write nothing: fail if the head of --out names less than {CHECK_SHARE:.0%} of the frame path")
     a = ap.parse_args()
     load = a.load or os.path.join(os.path.dirname(os.path.abspath(a.binary)), "touch-load")
     if not os.access(load, os.X_OK):
@@ -268,19 +309,20 @@ def main():
             if "listening" not in line or not port:
                 sys.exit(f"touch-relay did not start under valgrind: {line!r}")
             url = f"ws://127.0.0.1:{port.group(1)}"
-            time.sleep(a.settle)
-            idle = dump(proc.pid, out, 1)
-            observers = subprocess.Popen(
-                [sys.executable, os.path.join(os.path.dirname(HERE), "bench", "idle_ws.py"), "--url",
-                 url, "--count", str(a.observers), "--sessions", "2",
-                 "--timeout", "60"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            ready = json.loads(observers.stdout.readline() or "{}")
-            if ready.get("connected") != a.observers:
-                sys.exit(f"observers did not connect: {ready}")
-            time.sleep(a.settle)
-            connected = dump(proc.pid, out, 2)
-            observers.stdin.close()
-            observers.wait(timeout=60)
+            if not a.check:
+                time.sleep(a.settle)
+                idle = dump(proc.pid, out, 1)
+                observers = subprocess.Popen(
+                    [sys.executable, os.path.join(os.path.dirname(HERE), "bench", "idle_ws.py"), "--url",
+                     url, "--count", str(a.observers), "--sessions", "2",
+                     "--timeout", "60"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                ready = json.loads(observers.stdout.readline() or "{}")
+                if ready.get("connected") != a.observers:
+                    sys.exit(f"observers did not connect: {ready}")
+                time.sleep(a.settle)
+                connected = dump(proc.pid, out, 2)
+                observers.stdin.close()
+                observers.wait(timeout=60)
             # The bench's ingest shape (bench.py ingest_load), fewer sources: under callgrind the
             # server runs some 50 times slower.
             # Only the steady part counts: the connections' set-up and teardown are not per frame.
@@ -298,9 +340,12 @@ def main():
             proc.terminate()
             proc.wait(timeout=60)
         unique = unique_names(a.binary)
-        idle_names = executed_functions(idle, "touch-relay")
         own, calls = call_profile(loaded, "touch-relay")
-        hot = hot_order(own, calls, symbol_sizes(a.binary), unique, monolithic_names())
+        sizes = symbol_sizes(a.binary)
+        if a.check:
+            return check(frame_path(own, sizes, unique, monolithic_names()), a.out)
+        idle_names = executed_functions(idle, "touch-relay")
+        hot = hot_order(own, calls, sizes, unique, monolithic_names())
         listed = set(hot)
         rest = sorted({n for n in idle_names + executed_functions(connected, "touch-relay")
                        if n in unique and n not in listed})
@@ -310,9 +355,28 @@ def main():
         sys.exit(f"only {len(hot)} functions ran under load: not writing {a.out}")
     with open(a.out, "w") as f:
         f.write(HEADER)
-        f.write("".join(n + "\n" for n in hot + rest))
+        f.write("".join(n + "\n" for n in hot))
+        f.write(REST_MARKER + "\n")
+        f.write("".join(n + "\n" for n in rest))
     print(f"{len(hot)} functions of the frame path, then {len(rest)} of start-up, idle and connections "
           f"-> {os.path.relpath(a.out)}")
+
+
+def check(hot, order_file):
+    """`--check`: the share of `hot` (the frame path as callgrind saw it) that the head of
+    `order_file` names; fails below CHECK_SHARE."""
+    if len(hot) < 100:
+        sys.exit(f"only {len(hot)} functions ran under load: the load step did not run")
+    head = set(listed_head(order_file))
+    missing = [f for f in hot if f not in head]
+    share = 1 - len(missing) / len(hot)
+    print(f"the head of {os.path.relpath(order_file)} ({len(head)} names) names {len(hot) - len(missing)} of the "
+          f"{len(hot)} functions of the frame path: {share:.1%} (at least {CHECK_SHARE:.0%} wanted)")
+    if share < CHECK_SHARE:
+        print("the hottest of those it does not name:")
+        for f in missing[:15]:
+            print(f"  {f}")
+        sys.exit("stale: regenerate it (tools/link/order.py, see its top) and relink")
 
 
 if __name__ == "__main__":
