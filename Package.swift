@@ -133,6 +133,9 @@ let package = Package(
     .target(name: "TUIO", dependencies: ["OSC", "TouchProtocol"]),
     // A cache prefetch hint (header only), for the relay core's engines.
     .systemLibrary(name: "CPrefetch"),
+    // The socket headers (header only), for the server's sockets outside the libwebsockets
+    // driver: TUIO's UDP sockets.
+    .systemLibrary(name: "CSocket"),
     // The relay's rules as a state machine: sessions, sources, observers, admission, fan-out and
     // drops, rate and flood rules, resume windows, shutdown. Events in, actions out; no I/O,
     // no clock, no threads, no libwebsockets.
@@ -149,7 +152,7 @@ let package = Package(
     .target(
       name: "RelayServer",
       dependencies: [
-        "CLibWebSockets", "CQREncode", "CHiredis", "RelayCore", "TouchProtocol", "GestureEngine", "Markup", "SignedTokens",
+        "CLibWebSockets", "CQREncode", "CHiredis", "CSocket", "RelayCore", "TouchProtocol", "GestureEngine", "Markup", "SignedTokens",
         "OSC", "TUIO",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),

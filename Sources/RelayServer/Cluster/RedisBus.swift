@@ -1,5 +1,4 @@
 import CHiredis
-import CLibWebSockets
 import Logging
 import RelayCore
 
@@ -10,7 +9,7 @@ import RelayCore
 /// the core. Two connections (a subscribed connection takes no other commands), both on the
 /// service thread's loop. When Redis is unreachable or stalls, both are cut and made again
 /// with backoff; local sessions never wait for it.
-final class RedisBus {
+final class RedisBus: RawSocketOwner {
   unowned let driver: LWSDriver
   let url: RedisURL
   /// The address connected to: a host name is resolved once, at start.
@@ -48,7 +47,6 @@ final class RedisBus {
 
   var nodesChannel: String { "\(prefix):nodes" }
   func dataChannel(_ node: String) -> String { "\(prefix):node:\(node)" }
-  private var owner: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
   /// Called once the context exists.
   func start() {
@@ -70,16 +68,16 @@ final class RedisBus {
     let now = driver.now()
     nodesSubscribed = false
     publisherReady = false
-    let a = publisher.connect(context: context, host: address, port: url.port, owner: owner, at: now)
-    let b = subscriber.connect(context: context, host: address, port: url.port, owner: owner, at: now)
+    let a = publisher.connect(context: context, host: address, port: url.port, owner: self, at: now)
+    let b = subscriber.connect(context: context, host: address, port: url.port, owner: self, at: now)
     if !a || !b { failed("could not start connecting") }
   }
 
-  // MARK: - Link events (from `redisCallback`)
+  // MARK: - Link events (`RawSocketOwner`)
 
-  func connected(_ wsi: OpaquePointer) {
+  func rawSocketConnected(_ socket: RawSocket) {
     let now = driver.now()
-    guard let link = link(of: wsi) else { return }
+    guard let link = link(of: socket) else { return }
     link.didConnect()
     if let password = url.password { link.send([Array("AUTH".utf8), Array(password.utf8)], at: now) }
     switch link.role {
@@ -94,8 +92,8 @@ final class RedisBus {
     maybeUp()
   }
 
-  func received(_ wsi: OpaquePointer, _ bytes: UnsafeRawBufferPointer) {
-    guard let link = link(of: wsi) else { return }
+  func rawSocket(_ socket: RawSocket, received bytes: UnsafeRawBufferPointer) {
+    guard let link = link(of: socket) else { return }
     let ok = link.received(bytes) { reply in
       switch link.role {
       case .publisher: publisherReply(reply)
@@ -106,19 +104,19 @@ final class RedisBus {
     driver.performActions()
   }
 
-  func writable(_ wsi: OpaquePointer) {
-    link(of: wsi)?.flush()
+  func rawSocketWritable(_ socket: RawSocket) {
+    link(of: socket)?.flush()
   }
 
-  func closed(_ wsi: OpaquePointer, error: String?) {
-    guard !stopped, let link = link(of: wsi) else { return }
+  func rawSocketClosed(_ socket: RawSocket, error: String?) {
+    guard !stopped, let link = link(of: socket) else { return }
     link.reset()
     failed(error ?? "the \(link.role.rawValue) connection closed")
   }
 
-  private func link(of wsi: OpaquePointer) -> RedisLink? {
-    if publisher.wsi == wsi { return publisher }
-    if subscriber.wsi == wsi { return subscriber }
+  private func link(of socket: RawSocket) -> RedisLink? {
+    if publisher.socket == socket { return publisher }
+    if subscriber.socket == socket { return subscriber }
     return nil
   }
 
@@ -369,29 +367,4 @@ func redisFlushFired(_ owner: UnsafeMutableRawPointer?) {
 func redisHeartbeatFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
   Unmanaged<RedisBus>.fromOpaque(owner).takeUnretainedValue().heartbeatFired()
-}
-
-/// The lws protocol of the two Redis connections (raw client sockets).
-func redisCallback(
-  _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-  _ input: UnsafeMutableRawPointer?, _ len: Int
-) -> Int32 {
-  guard let wsi, let user else { return 0 }
-  let bus = Unmanaged<RedisBus>.fromOpaque(user).takeUnretainedValue()
-  switch reason {
-  case LWS_CALLBACK_RAW_CONNECTED:
-    bus.connected(wsi)
-  case LWS_CALLBACK_RAW_RX:
-    bus.received(wsi, UnsafeRawBufferPointer(start: input, count: len))
-  case LWS_CALLBACK_RAW_WRITEABLE:
-    bus.writable(wsi)
-  case LWS_CALLBACK_RAW_CLOSE:
-    bus.closed(wsi, error: nil)
-  case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-    let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
-    bus.closed(wsi, error: why)
-  default:
-    break
-  }
-  return 0
 }

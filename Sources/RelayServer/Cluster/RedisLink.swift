@@ -1,8 +1,7 @@
 import CHiredis
-import CLibWebSockets
 
-/// One connection to Redis, on the service thread's event loop (both `--event-loop`s): an lws
-/// raw client socket, so lws polls it, buffers what a send leaves over and reports its end
+/// One connection to Redis, on the service thread's event loop (both `--event-loop`s): a
+/// `RawSocket`, so libwebsockets polls it, buffers what a send leaves over and reports its end
 /// like any other connection. Replies are read by hiredis' RESP reader. Every command sent
 /// owes a reply by a deadline (`replyTimeout`); a link that misses one is cut and the bus
 /// reconnects. What waits to be sent is bounded (`maxPending`).
@@ -17,7 +16,7 @@ final class RedisLink {
   /// Bytes waiting for the socket, beyond which a publish is refused (and counted).
   static let maxPending = 8 << 20
 
-  private(set) var wsi: OpaquePointer?
+  private(set) var socket: RawSocket?
   private(set) var connected = false
   /// When it was asked to connect (ms), until it is connected.
   private(set) var connectingSince: Double?
@@ -25,59 +24,38 @@ final class RedisLink {
   /// Counts `reset()`s: a reply handler that reset the link (an error reply fails the bus)
   /// freed the reader the loop in `received` was reading from.
   private var generation = 0
-  /// `LWS_PRE` spare bytes, then what waits to be written.
+  /// `RawSocket.headroom` spare bytes, then what waits to be written.
   private var pending: [UInt8]
-  private let headroom = Int(tr_lws_pre())
+  private let headroom = RawSocket.headroom
   /// Deadlines of the replies owed, oldest first (`owedHead` is the oldest's index).
   private var owed: [Double] = []
   private var owedHead = 0
-  /// C strings lws reads while it connects.
-  private var addressC: UnsafeMutablePointer<CChar>?
-  private var protocolC: UnsafeMutablePointer<CChar>?
-  private var methodC: UnsafeMutablePointer<CChar>?
 
   init(role: Role) {
     self.role = role
-    pending = [UInt8](repeating: 0, count: Int(tr_lws_pre()))
+    pending = [UInt8](repeating: 0, count: RawSocket.headroom)
   }
 
   deinit {
     if let reader { redisReaderFree(reader) }
-    free(addressC)
-    free(protocolC)
-    free(methodC)
   }
 
   var pendingBytes: Int { pending.count - headroom }
 
-  /// Starts connecting to `host:port` (a numeric address); `owner` comes back in the callbacks.
-  func connect(context: OpaquePointer, host: String, port: Int, owner: UnsafeMutableRawPointer, at now: Double) -> Bool
+  /// Starts connecting to `host:port` (a numeric address); `owner` hears the socket's events.
+  func connect(context: OpaquePointer, host: String, port: Int, owner: any RawSocketOwner, at now: Double) -> Bool
   {
     reset()
-    free(addressC)
-    addressC = strdup(host)
-    if protocolC == nil { protocolC = strdup(RedisLink.protocolName) }
-    if methodC == nil { methodC = strdup("RAW") }
-    var info = lws_client_connect_info()
-    info.context = context
-    info.address = UnsafePointer(addressC)
-    info.port = Int32(port)
-    info.host = UnsafePointer(addressC)
-    info.origin = UnsafePointer(addressC)
-    info.method = UnsafePointer(methodC)
-    info.protocol = UnsafePointer(protocolC)
-    info.local_protocol_name = UnsafePointer(protocolC)
-    info.userdata = owner
     connectingSince = now
-    wsi = lws_client_connect_via_info(&info)
-    return wsi != nil
+    socket = RawSocket.connect(context: context, host: host, port: port, owner: owner)
+    return socket != nil
   }
 
   /// Forgets the connection's state (after it closed, or before a new one).
   func reset() {
     connected = false
     connectingSince = nil
-    wsi = nil
+    socket = nil
     pending.removeSubrange(headroom...)
     owed.removeAll(keepingCapacity: true)
     owedHead = 0
@@ -91,36 +69,30 @@ final class RedisLink {
     connectingSince = nil
   }
 
-  /// Cuts the connection; its `RAW_CLOSE` follows.
+  /// Cuts the connection; its `rawSocketClosed` follows.
   func cut() {
-    guard let wsi else { return }
-    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    socket?.cut()
   }
 
   /// Queues a command owing one reply per `replies`; false (nothing queued) when the link is
   /// down or too much waits already.
   @discardableResult
   func send(_ args: [[UInt8]], replies: Int = 1, at now: Double) -> Bool {
-    guard wsi != nil, pendingBytes < Self.maxPending else { return false }
+    guard socket != nil, pendingBytes < Self.maxPending else { return false }
     RESPCommand.append(args, to: &pending)
     for _ in 0..<replies { owed.append(now + Self.replyTimeout) }
     return true
   }
 
-  /// Hands what waits to lws (as `LWS_WRITE_HTTP`, which is what lws' `LWS_WRITE_RAW` macro
-  /// names: the bytes go out as they are), unless lws still holds part of an earlier send (then once the
-  /// socket is writable: `writable()`).
+  /// Hands what waits to the socket, unless it still holds part of an earlier send (then once
+  /// the socket is writable: `rawSocketWritable`).
   func flush() {
-    guard connected, let wsi, pendingBytes > 0 else { return }
-    if lws_partial_buffered(wsi) != 0 {
-      lws_callback_on_writable(wsi)
+    guard connected, let socket, pendingBytes > 0 else { return }
+    if socket.isHoldingUnsent {
+      socket.askForWritable()
       return
     }
-    let count = pendingBytes
-    let ok = pending.withUnsafeMutableBytes { raw in
-      lws_write(wsi, raw.baseAddress!.advanced(by: headroom).assumingMemoryBound(to: UInt8.self), count, LWS_WRITE_HTTP)
-        >= 0
-    }
+    let ok = socket.write(&pending)
     pending.removeSubrange(headroom...)
     if !ok { cut() }
   }
@@ -159,6 +131,4 @@ final class RedisLink {
     if let since = connectingSince, now - since > Self.replyTimeout { return true }
     return owedHead < owed.count && owed[owedHead] < now
   }
-
-  static let protocolName = "touchrelay-redis"
 }

@@ -285,7 +285,7 @@ public final class RelayServer: Sendable {
       let listener = TUIOListener(socket: socket, configuration: configuration)
       driver.tuio = listener
       driver.metrics.tuioCounters = { [unowned listener] in listener.input.counters }
-      guard listener.adopt(vhost: vhost, protocolName: resources.tuioProtocolName, driver: driver) else {
+      guard listener.adopt(vhost: vhost, driver: driver) else {
         logger.error("libwebsockets could not adopt the TUIO socket")
         lws_context_destroy(context)
         ready.signal()
@@ -334,10 +334,9 @@ private final class ContextResources {
   let iface: UnsafeMutablePointer<CChar>?
   let ipv6: Bool
   let protocolName: UnsafeMutablePointer<CChar>
-  let redisProtocolName: UnsafeMutablePointer<CChar>
+  /// The protocol of every `RawSocket` (the cluster bus's Redis links, the TUIO socket).
+  let rawProtocolName = strdup(RawSocket.protocolName)!
   let listenerName = strdup(SharedListener.protocolName)!
-  /// The protocol the TUIO socket is adopted on (its raw file events go to `tuioCallback`).
-  let tuioProtocolName: UnsafeMutablePointer<CChar>
   let protocols: UnsafeMutablePointer<lws_protocols>
   let extensionName: UnsafeMutablePointer<CChar>
   let extensionOffer: UnsafeMutablePointer<CChar>
@@ -360,8 +359,7 @@ private final class ContextResources {
     iface = address.iface.map { strdup($0) }
     ipv6 = address.ipv6
     protocolName = strdup(TouchProtocol.protocolName)
-    tuioProtocolName = strdup("touchrelay-tuio-udp")
-    protocols = .allocate(capacity: 5)
+    protocols = .allocate(capacity: 4)
     // The first protocol also serves plain HTTP and peers that ask for no subprotocol.
     var p = lws_protocols()
     p.name = UnsafePointer(protocolName)
@@ -369,23 +367,18 @@ private final class ContextResources {
     p.per_session_data_size = 0
     p.rx_buffer_size = 16 * 1024
     protocols.initialize(to: p)
-    // The cluster bus's Redis connections (raw client sockets; see RedisLink).
-    redisProtocolName = strdup(RedisLink.protocolName)
-    var redis = lws_protocols()
-    redis.name = UnsafePointer(redisProtocolName)
-    redis.callback = redisCallback
-    redis.rx_buffer_size = 64 * 1024
-    (protocols + 1).initialize(to: redis)
-    var tuio = lws_protocols()
-    tuio.name = UnsafePointer(tuioProtocolName)
-    tuio.callback = tuioCallback
-    (protocols + 2).initialize(to: tuio)
+    // Raw sockets (`RawSocket`): the cluster bus's Redis connections read into this buffer.
+    var raw = lws_protocols()
+    raw.name = UnsafePointer(rawProtocolName)
+    raw.callback = rawSocketCallback
+    raw.rx_buffer_size = 64 * 1024
+    (protocols + 1).initialize(to: raw)
     var listener = lws_protocols()
     listener.name = UnsafePointer(listenerName)
     listener.callback = listenerCallback
     // Listed only with --reuse-port (the list ends at the first empty entry).
-    (protocols + 3).initialize(to: c.reusePort ? listener : lws_protocols())
-    (protocols + 4).initialize(to: lws_protocols())
+    (protocols + 2).initialize(to: c.reusePort ? listener : lws_protocols())
+    (protocols + 3).initialize(to: lws_protocols())
     extensionName = strdup("permessage-deflate")
     extensionOffer = strdup("permessage-deflate; client_no_context_takeover; client_max_window_bits")
     extensions = .allocate(capacity: 2)
@@ -408,9 +401,8 @@ private final class ContextResources {
     free(certificate)
     free(key)
     free(protocolName)
-    free(redisProtocolName)
+    free(rawProtocolName)
     free(listenerName)
-    free(tuioProtocolName)
     free(extensionName)
     free(extensionOffer)
     protocols.deallocate()

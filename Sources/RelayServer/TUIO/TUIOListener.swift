@@ -1,4 +1,3 @@
-import CLibWebSockets
 import RelayCore
 import TUIO
 import TouchProtocol
@@ -7,11 +6,10 @@ import TouchProtocol
   import Glibc
 #endif
 
-/// TUIO senders on the service thread: reads the UDP socket (adopted into lws' loop as a raw
-/// file descriptor, so it works on libev and on poll), feeds `TUIOInput` and makes each sender
-/// a source of the core without a connection. Owned by the driver; touched by the service
-/// thread only.
-final class TUIOListener {
+/// TUIO senders on the service thread: reads the UDP socket (a `RawSocket` adopted into the
+/// loop, so it works on libev and on poll), feeds `TUIOInput` and makes each sender a source
+/// of the core without a connection. Owned by the driver; touched by the service thread only.
+final class TUIOListener: RawSocketOwner {
   let socket: TUIOSocket
   private let session: String
   private(set) var input: TUIOInput
@@ -22,8 +20,9 @@ final class TUIOListener {
   private var buffer = [UInt8](repeating: 0, count: 65536)
   private var timer: RelayTimer?
   private var timerAt: Double?
-  /// The socket's lws handle once adopted.
-  private(set) var wsi: OpaquePointer?
+  /// The socket on the loop, once adopted.
+  private(set) var adopted: RawSocket?
+  private weak var driver: LWSDriver?
 
   init(socket: TUIOSocket, configuration c: RelayConfiguration) {
     self.socket = socket
@@ -37,14 +36,18 @@ final class TUIOListener {
     input = TUIOInput(settings: s)
   }
 
-  /// Puts the socket on the context's loop; events arrive at `tuioCallback`.
-  func adopt(vhost: OpaquePointer, protocolName: UnsafePointer<CChar>, driver: LWSDriver) -> Bool {
-    var fd = lws_sock_file_fd_type()
-    fd.filefd = socket.fd
-    wsi = lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, fd, protocolName, nil)
-    guard wsi != nil else { return false }
+  /// Puts the socket on the context's loop; its datagrams are read at `rawSocketReadable`.
+  func adopt(vhost: OpaquePointer, driver: LWSDriver) -> Bool {
+    self.driver = driver
+    adopted = RawSocket.adopt(descriptor: socket.fd, vhost: vhost, owner: self)
+    guard adopted != nil else { return false }
     timer = RelayTimer(loop: driver.eventLoop, owner: Unmanaged.passUnretained(driver).toOpaque(), fire: tuioTimerFired)
     return true
+  }
+
+  func rawSocketReadable(_ socket: RawSocket) {
+    guard let driver else { return }
+    readAll(driver)
   }
 
   /// Reads every datagram waiting, until the socket has none.
@@ -142,22 +145,4 @@ func tuioTimerFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
   let driver = Unmanaged<LWSDriver>.fromOpaque(owner).takeUnretainedValue()
   driver.tuio?.timerFired(driver)
-}
-
-/// The lws protocol the TUIO socket is adopted on: only its raw file events.
-func tuioCallback(
-  _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-  _ input: UnsafeMutableRawPointer?, _ len: Int
-) -> Int32 {
-  guard let wsi, let driver = driverOf(wsi) else { return 0 }
-  switch reason {
-  case LWS_CALLBACK_RAW_RX_FILE:
-    driver.tuio?.readAll(driver)
-    return 0
-  case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE, LWS_CALLBACK_ESTABLISHED, LWS_CALLBACK_HTTP:
-    // Not a WebSocket or HTTP protocol: a client naming it gets nothing.
-    return -1
-  default:
-    return 0
-  }
 }

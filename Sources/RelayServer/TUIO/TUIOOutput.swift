@@ -1,6 +1,4 @@
-// CLibWebSockets' headers bring in <netinet/in.h>: in a clean build its names (IPPROTO_IPV6)
-// are seen through that module.
-import CLibWebSockets
+import CSocket
 import RelayCore
 import TouchProtocol
 
