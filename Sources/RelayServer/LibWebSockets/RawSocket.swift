@@ -14,15 +14,23 @@ struct RawSocket: Equatable {
   static let protocolName = "touchrelay-raw"
   /// Spare bytes `write` needs before what it sends (`LWS_PRE`).
   static let headroom = Int(tr_lws_pre())
+  /// The vhost `connect` makes its connections on, which the context is created with
+  /// (`RelayServer`): one that does not listen and has IPv6 on, whatever the listener's. The
+  /// listener's vhost has IPv6 off beside an IPv4 listener (see `ListenAddress`), and on it lws
+  /// cannot start a connection to an IPv6 address.
+  static let clientVhostName = "touchrelay-client"
 
-  /// Starts connecting to `host:port` (a numeric address); nil if libwebsockets could not
-  /// start (it copies the strings it keeps). `owner`, held unretained, must outlive the socket.
+  /// Starts connecting to `host:port` (a numeric address, IPv4 or IPv6); nil if libwebsockets
+  /// could not start (it copies the strings it keeps). `owner`, held unretained, must outlive
+  /// the socket.
   static func connect(context: OpaquePointer, host: String, port: Int, owner: any RawSocketOwner) -> RawSocket? {
-    host.withCString { host in
+    guard let vhost = lws_get_vhost_by_name(context, clientVhostName) else { return nil }
+    return host.withCString { host in
       protocolName.withCString { name in
         "RAW".withCString { method in
           var info = lws_client_connect_info()
           info.context = context
+          info.vhost = vhost
           info.address = host
           info.port = Int32(port)
           info.host = host

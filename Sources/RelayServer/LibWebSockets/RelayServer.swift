@@ -214,11 +214,12 @@ public final class RelayServer: Sendable {
     // UTF-8 is checked by the driver (see `receive` in LWSCallback): lws' own check hangs up
     // without a close frame on a close reason that is not UTF-8.
     info.options = 0
+    // The vhosts are made below: lws reads IPv6's switch from the context's options as well as
+    // each vhost's, and only the listener's vhost has it off.
+    info.options |= UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS)
     // Without it a listener lws cannot open is parked for later, and the context starts
     // listening nowhere.
     info.options |= UInt64(LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND)
-    // See `ListenAddress`.
-    if !resources.ipv6 { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
     if resources.certificate != nil {
       info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
       info.ssl_cert_filepath = UnsafePointer(resources.certificate)
@@ -246,16 +247,32 @@ public final class RelayServer: Sendable {
       return
     }
     // Before anything else is on the loop, so a failure here has only the context to undo.
+    // The listener's vhost ("default"), on the context's own settings, TLS included.
+    var listenerInfo = info
+    // See `ListenAddress`.
+    if !resources.ipv6 { listenerInfo.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+    // The raw client connections' vhost (`RawSocket.connect`): no listener, IPv6 on, only the
+    // raw protocol, and none of the listener's TLS (Redis is plain TCP). Its connections are
+    // on the context's loop, libev's included.
+    var clientInfo = lws_context_creation_info()
+    clientInfo.port = CONTEXT_PORT_NO_LISTEN
+    clientInfo.vhost_name = UnsafePointer(resources.clientVhostName)
+    clientInfo.protocols = UnsafePointer(resources.clientProtocols)
+    guard let vhost = lws_create_vhost(context, &listenerInfo), lws_create_vhost(context, &clientInfo) != nil
+    else {
+      lws_context_destroy(context)
+      ready.signal()
+      return
+    }
     if let shared {
       var descriptor = lws_sock_file_fd_type()
       descriptor.filefd = shared.fd
-      let vhost = lws_get_vhost_by_name(context, "default")
-      guard let vhost,
+      guard
         let listenerWSI = lws_adopt_descriptor_vhost(
           vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, SharedListener.protocolName, nil)
       else {
         // lws closed the socket if it tried.
-        adopted = vhost != nil
+        adopted = true
         lws_context_destroy(context)
         ready.signal()
         return
@@ -280,8 +297,7 @@ public final class RelayServer: Sendable {
       driver.onFinished = { tr_ev_break(loop) }
       driver.heartbeat()
     }
-    let vhost = lws_get_vhost_by_name(context, "default")
-    if let socket = tuioSocket.withLock({ $0 }), let vhost {
+    if let socket = tuioSocket.withLock({ $0 }) {
       let listener = TUIOListener(socket: socket, configuration: configuration)
       driver.tuio = listener
       driver.metrics.tuioCounters = { [unowned listener] in listener.input.counters }
@@ -299,7 +315,7 @@ public final class RelayServer: Sendable {
       output.start(driver.core, at: driver.now())
       driver.performActions()
     }
-    let port = shared?.port ?? vhost.map { Int(lws_get_vhost_listen_port($0)) } ?? configuration.port
+    let port = shared?.port ?? Int(lws_get_vhost_listen_port(vhost))
     contextAddress.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
     listening.withLock { $0 = port }
     ready.signal()
@@ -338,6 +354,10 @@ private final class ContextResources {
   let rawProtocolName = strdup(RawSocket.protocolName)!
   let listenerName = strdup(SharedListener.protocolName)!
   let protocols: UnsafeMutablePointer<lws_protocols>
+  /// The raw client connections' vhost (`RawSocket.clientVhostName`) and its protocols: the
+  /// raw one alone.
+  let clientVhostName = strdup(RawSocket.clientVhostName)!
+  let clientProtocols: UnsafeMutablePointer<lws_protocols>
   let extensionName: UnsafeMutablePointer<CChar>
   let extensionOffer: UnsafeMutablePointer<CChar>
   let extensions: UnsafeMutablePointer<lws_extension>
@@ -373,6 +393,9 @@ private final class ContextResources {
     raw.callback = rawSocketCallback
     raw.rx_buffer_size = 64 * 1024
     (protocols + 1).initialize(to: raw)
+    clientProtocols = .allocate(capacity: 2)
+    clientProtocols.initialize(to: raw)
+    (clientProtocols + 1).initialize(to: lws_protocols())
     var listener = lws_protocols()
     listener.name = UnsafePointer(listenerName)
     listener.callback = listenerCallback
@@ -403,9 +426,11 @@ private final class ContextResources {
     free(protocolName)
     free(rawProtocolName)
     free(listenerName)
+    free(clientVhostName)
     free(extensionName)
     free(extensionOffer)
     protocols.deallocate()
+    clientProtocols.deallocate()
     extensions.deallocate()
     retryPolicy.deallocate()
     foreignLoops.deallocate()
