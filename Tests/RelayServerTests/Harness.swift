@@ -87,18 +87,7 @@ final class TestRelay: Sendable {
   /// What an upgrade to `url` got: 101 once open (then closed), else the refusal's HTTP status
   /// and body (nil and why when there was no HTTP answer).
   func upgradeStatus(_ url: String, headers: [(String, String)] = []) async -> (Int?, String) {
-    var c = WebSocketConfiguration()
-    c.headers = headers
-    do {
-      let ws = try await WebSocketConnection.connect(url, configuration: c)
-      await ws.close()
-      return (101, "")
-    } catch let e as WebSocketClientError {
-      if case .upgradeRefused(let r) = e { return (r.status, r.text) }
-      return (nil, "\(e)")
-    } catch {
-      return (nil, "\(error)")
-    }
+    await RelayServerTests.upgradeStatus(url, headers: headers)
   }
 
   func health() async throws -> JSONValue {
