@@ -51,7 +51,7 @@ enum OrderScript {
     return out.joined(separator: "\n") + "\n"
   }
 
-  private static func describe(_ action: RelayAction) -> String {
+  static func describe(_ action: RelayAction) -> String {
     switch action {
     case .pauseReading(let p): return "pause \(p.serial)"
     case .resumeReading(let p): return "resume \(p.serial)"

@@ -34,6 +34,14 @@ public final class ClusterState {
   /// The nodes whose data channels the driver should subscribe to.
   public var knownNodes: [String] { Array(nodes.keys).sorted() }
 
+  /// The other nodes by name, and their sessions by name, for what goes over all of them:
+  /// `nodes` and `directory` are dictionaries, whose order changes from one process to the
+  /// next (Swift seeds its hashing per process), and the same events must give the same
+  /// actions, records and messages in the same order. Not on a per-frame path: heartbeats,
+  /// nodes lost or gone, the ends of sync rounds.
+  var nodesByName: [RemoteNode] { nodes.values.sorted { $0.id < $1.id } }
+  var directoryByName: [RemoteSession] { directory.values.sorted { $0.name < $1.name } }
+
   /// Sources of other nodes this node knows (listed or held), for `/healthz`.
   public var remoteSourceCount: Int { directory.values.reduce(0) { $0 + $1.sources.count } }
 }

@@ -77,15 +77,18 @@ extension RelayCore {
     guard let cluster else { return nil }
     // A node that cannot hear the bus cannot tell a dead node from its own deafness.
     if cluster.busUp, rt - cluster.busUpSince >= cluster.rules.nodeTimeout {
-      for remote in cluster.nodes.values where rt - remote.lastHeard > cluster.rules.nodeTimeout {
+      for remote in cluster.nodesByName where rt - remote.lastHeard > cluster.rules.nodeTimeout {
         log(.warning, "cluster node lost", ["node": "\(remote.id)", "silentMs": "\(Int(rt - remote.lastHeard))"])
         cluster.counters.nodesLost += 1
         nodeGone(remote.id, died: true)
       }
     }
-    for remoteSession in Array(cluster.directory.values) {
-      for source in Array(remoteSession.sources.values) {
-        guard let until = source.heldUntil, until <= rt else { continue }
+    // Sessions by name, in each the sources in the order their time ran out (then of arrival).
+    for remoteSession in cluster.directoryByName {
+      let ended = remoteSession.sources.values.compactMap { s in
+        s.heldUntil.flatMap { $0 <= rt ? (until: $0, source: s) : nil }
+      }
+      for (_, source) in ended.sorted(by: { ($0.until, $0.source.order) < ($1.until, $1.source.order) }) {
         remoteSession.sources[source.id] = nil
         forwardSourceEvent("left", info: source.info, in: remoteSession.name)
       }
@@ -153,9 +156,9 @@ extension RelayCore {
     guard let cluster else { return }
     cluster.nodes[node] = nil
     emit(.busUnsubscribe(node: node))
-    for remoteSession in Array(cluster.directory.values) {
+    for remoteSession in cluster.directoryByName {
       remoteSession.streams[node] = nil
-      for source in Array(remoteSession.sources.values) where source.node == node {
+      for source in remoteSession.sourcesInArrivalOrder where source.node == node {
         if died {
           cancelActive(source, in: remoteSession.name)
           let until = now + configuration.resumeWindow * 1000
@@ -169,12 +172,15 @@ extension RelayCore {
     }
   }
 
-  /// Answers a `sync`: every local source, its scene, then the end of the round.
+  /// Answers a `sync`: every local source, its scene, then the end of the round. Sessions by
+  /// name, in each its sources in the order they came and its departed ones in the order they
+  /// departed (by deadline, then id), as `sweepDeparted` lets them go: the same events give the
+  /// same records in the same order.
   private func announceSources() {
     guard let cluster else { return }
     cluster.syncRound += 1
     let round = "\(cluster.syncRound)"
-    for session in sessions.values {
+    for session in sessions.values.sorted(by: { $0.name < $1.name }) {
       for peer in session.sources {
         guard let state = peer.source else { continue }
         let joined = OutgoingMessage(
@@ -193,7 +199,7 @@ extension RelayCore {
             extra: ServerMessage.sceneState(scene))
         }
       }
-      for (id, departed) in session.departed {
+      for (id, departed) in session.departed.sorted(by: { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }) {
         publish(
           .departed, in: session, source: id, origin: nil, supersedable: false, arg: round, payload: nil,
           extra: ServerMessage.sourceInfoJSON(departed.info))
@@ -359,8 +365,8 @@ extension RelayCore {
   private func endAnnouncement(from node: String, round: UInt64) {
     guard let cluster else { return }
     cluster.nodes[node]?.synced = true
-    for remoteSession in Array(cluster.directory.values) {
-      for source in Array(remoteSession.sources.values) where source.node == node && source.round != round {
+    for remoteSession in cluster.directoryByName {
+      for source in remoteSession.sourcesInArrivalOrder where source.node == node && source.round != round {
         remoteSession.sources[source.id] = nil
         if source.heldUntil == nil {
           cancelActive(source, in: remoteSession.name)

@@ -12,4 +12,9 @@ final class RemoteSession {
   var listed: [RemoteSource] {
     sources.values.filter { $0.heldUntil == nil }.sorted { $0.order < $1.order }
   }
+
+  /// Every source, listed or held, in order of arrival: `sources` is a dictionary, whose order
+  /// changes from one process to the next, and what goes over them all (a node lost or gone,
+  /// the end of a sync round) must cancel and say `left` in the same order for the same events.
+  var sourcesInArrivalOrder: [RemoteSource] { sources.values.sorted { $0.order < $1.order } }
 }
