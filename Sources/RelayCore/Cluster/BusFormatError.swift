@@ -7,6 +7,9 @@ public enum BusFormatError: Error, Equatable, Sendable {
   case tooLarge
   case badJSON
   case trailingBytes
+  /// A number the core cannot use: a time that is not finite or (`rt`) outside
+  /// `BusReader.serverTimeRange`, a count or sequence number above `BusReader.maxCounter`.
+  case outOfRange
 
   /// The label of the `/metrics` counter.
   public var label: String {
@@ -18,6 +21,7 @@ public enum BusFormatError: Error, Equatable, Sendable {
     case .tooLarge: return "too_large"
     case .badJSON: return "bad_json"
     case .trailingBytes: return "trailing_bytes"
+    case .outOfRange: return "out_of_range"
     }
   }
 }

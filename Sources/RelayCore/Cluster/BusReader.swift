@@ -33,9 +33,39 @@ struct BusReader {
 
   mutating func i64() throws(BusFormatError) -> Int64 { Int64(bitPattern: try u64()) }
 
+  /// A finite double: the protocol's bound for a device's `t` (any origin, any finite value)
+  /// and for positions.
   mutating func f64() throws(BusFormatError) -> Double {
     let v = Double(bitPattern: try u64())
-    guard v.isFinite else { throw .truncated }
+    guard v.isFinite else { throw .outOfRange }
+    return v
+  }
+
+  /// Server times a record may carry (ms), 0 for none. A node's `rt` is milliseconds since the
+  /// Unix epoch (protocol/README.md, section 7), and the core keeps it as Int64 nanoseconds
+  /// (`OutgoingMessage.createdAt`): the bound is half of Int64's range in nanoseconds, so a
+  /// time and the difference of two fit with room. That is the year 2116, far beyond any
+  /// node's clock; a time above it (the fuzzer's 2.4e24) trapped in the conversion.
+  static let serverTimeRange: ClosedRange<Double> = 0...Double(Int64.max / 2) / 1_000_000
+
+  mutating func serverTime() throws(BusFormatError) -> Double {
+    let v = try f64()
+    guard Self.serverTimeRange.contains(v) else { throw .outOfRange }
+    return v
+  }
+
+  /// Largest count or sequence number a record may carry: 2^53 − 1, the protocol's bound for
+  /// `seq` (what the decoder accepts from a source) and the largest whole number a JSON reader
+  /// holds exactly, which a gap's `dropped` count is written for. A node numbering a million
+  /// records a second would take centuries to reach it; within it, the core's arithmetic on
+  /// the numbers (the next one expected, a gap's size as Int, counts summed) cannot overflow
+  /// per record.
+  static let maxCounter: UInt64 = 1 << 53 - 1
+
+  /// A count or sequence number, at most `maxCounter`.
+  mutating func counter() throws(BusFormatError) -> UInt64 {
+    let v = try u64()
+    guard v <= Self.maxCounter else { throw .outOfRange }
     return v
   }
 

@@ -40,11 +40,13 @@ struct BusRecord {
     // The reader allows A-Z a-z 0-9 . _ -; a session name has no dot.
     guard !session.utf8.contains(UInt8(ascii: ".")) else { throw .badName }
     let source = try r.name(allowEmpty: true)
-    let stream = try r.u64()
-    let sessionSeq = try r.u64()
-    let seq = try r.i64()
+    // Numbers are bounded here, where they enter, so that nothing the core does with them
+    // (the next number expected, a gap's size, nanoseconds of `rt`) can trap: `BusReader`.
+    let stream = try r.counter()
+    let sessionSeq = try r.counter()
+    let seq = Int64(try r.counter())
     let t = try r.f64()
-    let rt = try r.f64()
+    let rt = try r.serverTime()
     var record = BusRecord(
       kind: kind, supersedable: flags & 1 != 0, session: session, source: source, stream: stream,
       sessionSeq: sessionSeq, seq: seq,
@@ -55,7 +57,8 @@ struct BusRecord {
       guard g < GestureKind.allCases.count, s < GestureState.allCases.count else { throw .badKind(k) }
       record.gesture = GestureKind.allCases[g]
       record.gestureState = GestureState.allCases[s]
-      record.gestureID = Int(truncatingIfNeeded: try r.i64())
+      // The engine numbers gestures from 1 (0: none); the id is written to observers as JSON.
+      record.gestureID = Int(try r.counter())
       record.x = try r.f64()
       record.y = try r.f64()
     }

@@ -31,6 +31,8 @@ public struct NodeNotice: Equatable, Sendable {
       let k = try r.u8()
       guard let kind = NodeNoticeKind(rawValue: k) else { throw .badKind(k) }
       let node = try r.name()
+      // Not bounded: an epoch is an identifier (`ClusterRules.epoch`, random over the whole
+      // range), only ever compared.
       let epoch = try r.u64()
       let target = try r.name(allowEmpty: true)
       guard r.atEnd else { throw .trailingBytes }
