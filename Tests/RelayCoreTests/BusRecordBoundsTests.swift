@@ -18,7 +18,10 @@ import TouchProtocol
   }
 
   /// A data message of node A (epoch 1) with one `source` record, `joined`.
-  static func joined(_ n: Numbers) -> [UInt8] {
+  static func joined(_ n: Numbers) -> [UInt8] { joined([n]) }
+
+  /// A data message of node A (epoch 1) with a `source` record, `joined`, for each of `records`.
+  static func joined(_ records: [Numbers]) -> [UInt8] {
     var b: [UInt8] = Array("TRB1".utf8)
     func name(_ s: String) {
       b.append(UInt8(s.utf8.count))
@@ -32,20 +35,22 @@ import TouchProtocol
     }
     name("A")
     u64(1)
-    u32(1)
-    b.append(UInt8(ascii: "J"))
-    b.append(0)
-    name("s")
-    name("A.s1")
-    u64(n.stream)
-    u64(n.sessionSeq)
-    u64(UInt64(bitPattern: n.seq))
-    u64(n.t.bitPattern)
-    u64(n.rt.bitPattern)
-    name("joined")
-    let info = #"{"id":"A.s1","device":{"name":"phone","width":400,"height":800}}"#
-    payload(#"{"type":"source","event":"joined","source":\#(info)}"#)
-    payload(info)
+    u32(UInt32(records.count))
+    for n in records {
+      b.append(UInt8(ascii: "J"))
+      b.append(0)
+      name("s")
+      name("A.s1")
+      u64(n.stream)
+      u64(n.sessionSeq)
+      u64(UInt64(bitPattern: n.seq))
+      u64(n.t.bitPattern)
+      u64(n.rt.bitPattern)
+      name("joined")
+      let info = #"{"id":"A.s1","device":{"name":"phone","width":400,"height":800}}"#
+      payload(#"{"type":"source","event":"joined","source":\#(info)}"#)
+      payload(info)
+    }
     return b
   }
 
@@ -94,6 +99,21 @@ import TouchProtocol
       #expect(got.types.isEmpty, "\(n)")
       #expect(got.malformed == ["out_of_range": 1], "\(n)")
     }
+  }
+
+  /// Each gap is below 2^53, but a message may carry many: the sums of what was missed (the
+  /// node's count, each observer's `dropped`) stop at 2^53 - 1 instead of overflowing.
+  @Test func manyLargeGapsInOneMessageAreCountedWithoutOverflow() throws {
+    let nodes = TwoNodes()
+    nodes.connect(at: 0)
+    let (obs, _) = try nodes.b.observer("s", at: 1)
+    _ = nodes.b.take(obs)
+    let records = (1...1100).flatMap { stream in
+      [Numbers(stream: UInt64(stream), sessionSeq: 1), Numbers(stream: UInt64(stream), sessionSeq: 1 << 53 - 1)]
+    }
+    Self.joined(records).withUnsafeBytes { nodes.b.core.busReceived(data: $0, at: 2) }
+    #expect(nodes.b.core.cluster?.counters.missedRecords == 1 << 53 - 1)
+    #expect(nodes.b.core.cluster?.counters.malformed.isEmpty == true)
   }
 
   /// After a sequence number out of range the node still applies the next good message.

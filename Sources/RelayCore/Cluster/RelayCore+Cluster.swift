@@ -479,7 +479,8 @@ extension RelayCore {
   private func gap(_ count: Int, from node: String, in local: Session?) {
     guard let cluster else { return }
     cluster.counters.gaps += 1
-    cluster.counters.missedRecords += count
+    // Each gap is below 2^53 (BusReader's bound): clamped, the sum cannot overflow.
+    cluster.counters.missedRecords = min(cluster.counters.missedRecords + count, ObserverQueue.countLimit)
     log(.notice, "cluster bus gap", ["node": "\(node)", "missed": "\(count)", "session": "\(local?.name ?? "-")"])
     if let local {
       for obs in local.observers where obs.isOpen {

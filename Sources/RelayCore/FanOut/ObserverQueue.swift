@@ -95,9 +95,15 @@ struct ObserverQueue {
   /// Messages lost before they reached the queue (a gap in the cluster bus): reported in the
   /// next `dropped` notice like the queue's own drops.
   mutating func noteMissed(_ n: Int) {
-    dropped += n
-    totalDropped += n
+    // n is a gap in another node's numbering, each below 2^53 (BusReader's bound on what it
+    // reads): clamped there, the sums cannot overflow however many gaps come.
+    dropped = min(dropped + n, Self.countLimit)
+    totalDropped = min(totalDropped + n, Self.countLimit)
   }
+
+  /// The largest count kept: the largest whole number a JSON reader holds exactly (`dropped`
+  /// is sent as JSON).
+  static let countLimit = 1 << 53 - 1
 
   /// Takes the count for a `dropped` notice and resets it.
   mutating func takeDropped() -> Int {
