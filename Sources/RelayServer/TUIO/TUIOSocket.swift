@@ -39,7 +39,7 @@ struct TUIOSocket {
     if first.pointee.ai_family == AF_INET6 {
       // `::` takes IPv4 senders too, as the WebSocket listener on `::` does.
       var off: Int32 = 0
-      setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
+      setsockopt(fd, tr_ipproto_ipv6(), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
     }
     // A burst of bundles from many senders waits in the kernel until the loop reads it.
     var buffer: Int32 = 1 << 20
