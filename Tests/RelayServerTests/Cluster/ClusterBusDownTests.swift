@@ -10,8 +10,11 @@ import TouchRelayClient
 @Suite(.serialized) struct ClusterBusDownTests {
   @Test func aSourceThatJoinsWhileRedisIsDownReachesOtherNodesOnceItIsBack() async throws {
     let redis = try await TestRedis(started: false)
+    defer { withExtendedLifetime(redis) {} }
     let a = try await TestNode("A", redis: redis)
+    defer { withExtendedLifetime(a) {} }
     let b = try await TestNode("B", redis: redis)
+    defer { withExtendedLifetime(b) {} }
     for node in [a, b] { try await RedisAuthTests.expectDown(node) }
     let (local, welcome) = try await a.observer("down", query: "raw=1")
     #expect(welcome["cluster"]?["bus"]?.stringValue == "down", "\(welcome)")
@@ -46,7 +49,9 @@ import TouchRelayClient
 
   @Test func aNodeSaysItsBusIsDownWhileRedisIsAwayAndUpOnceItIsBack() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (before, welcome) = try await nodes[0].observer("state")
     #expect(welcome["cluster"]?["bus"]?.stringValue == "up", "\(welcome)")
     #expect(metricValue(try await nodes[0].metrics(), "touchrelay_bus_up") == 1)

@@ -103,7 +103,9 @@ import TouchRelayClient
 
   @Test func controlsFromObserversOnEveryNodeWithAndWithoutSourceAllWork() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (phone, id) = try await nodes[0].source("ctl", hello: ClusterTests.flatcube)
     let a = Watcher("A", try await observer(of: "ctl", seeing: id, on: nodes[0]))
     let b1 = Watcher("B1", try await observer(of: "ctl", seeing: id, on: nodes[1]))
@@ -138,7 +140,9 @@ import TouchRelayClient
   /// scene is refused by that source's node, and the refusal crosses back.
   @Test func aSecondSourceMakesAnUnnamedControlUnknownSourceAndASceneLessOneIsRefusedThere() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (phone, id) = try await nodes[0].source("two", hello: ClusterTests.flatcube)
     let (plain, plainID) = try await nodes[0].source("two", hello: ClusterTests.hello)
     let obs = Watcher("B", try await observer(of: "two", seeing: plainID, on: nodes[1]))

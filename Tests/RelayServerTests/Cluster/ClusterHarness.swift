@@ -112,7 +112,10 @@ func freeLoopbackPort() throws -> Int {
   return Int(UInt16(bigEndian: addr.sin_port))
 }
 
-/// One `touch-relay` process, a node of a cluster.
+/// One `touch-relay` process, a node of a cluster. Its `deinit` kills it, as `TestRedis`'s
+/// kills the Redis: a test keeps both to its end with `defer { withExtendedLifetime(x) {} }`,
+/// since an optimized (release) build ends an object's life at its last use, which stopped
+/// nodes while their observers were still reading.
 final class TestNode: @unchecked Sendable {
   let name: String
   let port: Int

@@ -14,8 +14,11 @@ import TouchRelayClient
   @Test func aNodesTUIOOutputCarriesItsOwnSourcesOfASharedSession() async throws {
     let receiver = try TUIOOutTests.Receiver()
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let a = try await TestNode("A", redis: redis)
+    defer { withExtendedLifetime(a) {} }
     let b = try await TestNode("B", redis: redis, extra: ["--tuio-out", "table=127.0.0.1:\(receiver.port)"])
+    defer { withExtendedLifetime(b) {} }
     try await waitUntilMeshed([a, b])
     let (watcher, _) = try await b.observer("table", query: "raw=1")
     let (phoneA, idA) = try await a.source("table")

@@ -26,7 +26,9 @@ import TouchRelayClient
 
   @Test func aSourceOnOneNodeReachesObserversOnEveryNodeInOrderWithFilters() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (a, b, c) = (nodes[0], nodes[1], nodes[2])
     let (rawA, _) = try await a.observer("s", query: "raw=1")
     let (rawB, _) = try await b.observer("s", query: "raw=1")
@@ -61,7 +63,9 @@ import TouchRelayClient
 
   @Test func aLateObserverGetsTheWholeSessionInItsWelcome() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (p1, id1) = try await nodes[0].source("late", hello: Self.flatcube)
     let (p2, id2) = try await nodes[2].source("late", hello: Self.hello)
     try await Task.sleep(for: .milliseconds(300))
@@ -80,7 +84,9 @@ import TouchRelayClient
 
   @Test func aControlOnOneNodeChangesTheSceneOfASourceOnAnother() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (phone, id) = try await nodes[0].source("ctl", hello: Self.flatcube)
     let (watchA, _) = try await nodes[0].observer("ctl")
     try await Task.sleep(for: .milliseconds(200))
@@ -101,7 +107,9 @@ import TouchRelayClient
 
   @Test func aSourceDroppedOnOneNodeResumesOnAnother() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (obsA, _) = try await nodes[0].observer("res")
     let (obsC, _) = try await nodes[2].observer("res")
     let (phone, id) = try await nodes[0].source("res", hello: Self.hello)
@@ -132,7 +140,9 @@ import TouchRelayClient
   /// `cancelled` for its active gestures, then `left` once the resume window has passed.
   @Test func aNodeKilledWithoutAWordCancelsItsGesturesAndItsSourcesLeave() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (obs, _) = try await nodes[1].observer("kill")
     let (phone, id) = try await nodes[0].source("kill", hello: Self.hello)
     // A pan under way: began, moved far.
@@ -157,7 +167,9 @@ import TouchRelayClient
 
   @Test func aSourceOfAKilledNodeResumesElsewhere() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (obs, _) = try await nodes[1].observer("kill2", query: "raw=1")
     let (phone, id) = try await nodes[0].source("kill2", hello: Self.hello)
     try await phone.send(text: frameText(1, t: 1000, [(1, "began", 100, 100)]))
@@ -197,7 +209,9 @@ import TouchRelayClient
   @Test(arguments: ["restart", "pause"])
   func redisLostMidStreamIsAGapReportedNeverSilent(_ how: String) async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (local, _) = try await nodes[0].observer("gap", query: "raw=1")
     let (remote, _) = try await nodes[1].observer("gap", query: "raw=1")
     let (phone, _) = try await nodes[0].source("gap", hello: Self.hello)
@@ -286,7 +300,9 @@ import TouchRelayClient
 
   @Test func garbageOnTheBusIsCountedAndIgnored() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (obs, _) = try await nodes[1].observer("junk", query: "raw=1")
     for junk in ["hello", "TRB1", "TRN1H", String(repeating: "\u{1}", count: 300), "TRB1\u{1}A"] {
       try await redis.cli(["PUBLISH", "test:node:A", junk])
@@ -308,7 +324,9 @@ import TouchRelayClient
 
   @Test func aCleanlyStoppedNodesSourcesLeaveAndTheOthersGoOn() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (obs, _) = try await nodes[1].observer("term", query: "raw=1")
     let (pa, idA) = try await nodes[0].source("term", hello: Self.hello)
     let (pc, idC) = try await nodes[2].source("term", hello: Self.hello)
@@ -331,9 +349,11 @@ import TouchRelayClient
 @Suite(.serialized) struct SharedPortClusterTests {
   @Test func twoNodesOnOnePortServeOneSession() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let port = try freeLoopbackPort()
     let shared = ["--port", "\(port)", "--reuse-port"]
     var nodes: [TestNode] = []
+    defer { withExtendedLifetime(nodes) {} }
     for name in ["A", "B"] { nodes.append(try await TestNode(name, redis: redis, extra: shared)) }
     #expect(nodes.allSatisfy { $0.port == port })
     // Both up and meshed, as seen through the shared port (each answer is one node's, which

@@ -12,7 +12,9 @@ import TouchRelayClient
 
   @Test func nodesGivenThePasswordShareASession() async throws {
     let redis = try await TestRedis(password: Self.secret)
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     let (obs, _) = try await nodes[1].observer("auth", query: "raw=1")
     let (phone, id) = try await nodes[0].source("auth")
     try await phone.send(texts: ClusterTests.tapFrames(1))
@@ -26,9 +28,11 @@ import TouchRelayClient
   /// retried; the same node started again with the right password joins.
   @Test func aWrongPasswordIsSaidOnceAndTheNodeServesItsOwnSessionsMeanwhile() async throws {
     let redis = try await TestRedis(password: Self.secret)
+    defer { withExtendedLifetime(redis) {} }
     let log = try NodeLog()
     let node = try await TestNode(
       "W", redis: redis, redisURL: redis.url(password: "not-the-password"), log: log, logLevel: "warning")
+    defer { withExtendedLifetime(node) {} }
     let refused = try await log.waitFor("Redis refused the password")
     #expect(refused.count == 1 && refused.allSatisfy { $0.contains("error") }, "\(log.text)")
     try await Self.expectDown(node)
@@ -48,14 +52,17 @@ import TouchRelayClient
     node.signal(SIGTERM)
     #expect(try await ShutdownTests.exited(node.process))
     let again = try await TestNode("W", redis: redis)
+    defer { withExtendedLifetime(again) {} }
     #expect(try await again.waitForBus(up: true), "the right password: the bus comes up")
     #expect(metricValue(try await again.metrics(), "touchrelay_bus_up") == 1)
   }
 
   @Test func noPasswordForARedisThatNeedsOneSaysHowToGiveIt() async throws {
     let redis = try await TestRedis(password: Self.secret)
+    defer { withExtendedLifetime(redis) {} }
     let log = try NodeLog()
     let node = try await TestNode("N", redis: redis, redisURL: redis.url(password: nil), log: log, logLevel: "warning")
+    defer { withExtendedLifetime(node) {} }
     let said = try await log.waitFor("Redis needs a password: give it in --redis redis://:PASSWORD@host:port")
     #expect(said.count == 1 && said.allSatisfy { $0.contains("error") }, "\(log.text)")
     try await Self.expectDown(node)
@@ -66,8 +73,10 @@ import TouchRelayClient
   /// A password Redis does not have: the operator believes the link is guarded, and it is not.
   @Test func aPasswordForARedisWithoutOneIsRefused() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     let log = try NodeLog()
     let node = try await TestNode("P", redis: redis, redisURL: redis.url(password: "x"), log: log, logLevel: "warning")
+    defer { withExtendedLifetime(node) {} }
     let said = try await log.waitFor("Redis has no password")
     #expect(said.count == 1 && said.allSatisfy { $0.contains("error") }, "\(log.text)")
     try await Self.expectDown(node)

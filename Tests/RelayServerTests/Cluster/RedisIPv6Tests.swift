@@ -8,8 +8,10 @@ import TouchRelayClient
 @Suite(.serialized) struct RedisIPv6Tests {
   @Test func aNodeListeningOnIPv6ReachesARedisOnIPv6() async throws {
     let redis = try await TestRedis(host: "::1")
+    defer { withExtendedLifetime(redis) {} }
     #expect(redis.url.hasPrefix("redis://[::1]:"))
     let node = try await TestNode("V6", redis: redis, extra: ["--host", "::1"])
+    defer { withExtendedLifetime(node) {} }
     #expect(node.address.hasPrefix("[::1]:"))
     #expect(try await node.waitForBus(up: true))
   }
@@ -19,7 +21,9 @@ import TouchRelayClient
   /// what one publishes is seen to reach the other.
   @Test func aNodeListeningOnIPv4ReachesARedisOnIPv6() async throws {
     let redis = try await TestRedis(host: "::1")
+    defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["V4a", "V4b"], redis: redis)
+    defer { withExtendedLifetime(nodes) {} }
     #expect(nodes.allSatisfy { $0.address.hasPrefix("127.0.0.1:") })
     let view = try await nodes[0].clusterView()
     #expect(view.up)
@@ -29,8 +33,10 @@ import TouchRelayClient
   /// The other way round: the client vhost, IPv6 on, still reaches an IPv4 address.
   @Test func aNodeListeningOnIPv6ReachesARedisOnIPv4() async throws {
     let redis = try await TestRedis()
+    defer { withExtendedLifetime(redis) {} }
     #expect(redis.url.hasPrefix("redis://127.0.0.1:"))
     let node = try await TestNode("V6to4", redis: redis, extra: ["--host", "::1"])
+    defer { withExtendedLifetime(node) {} }
     #expect(node.address.hasPrefix("[::1]:"))
     #expect(try await node.waitForBus(up: true))
   }
