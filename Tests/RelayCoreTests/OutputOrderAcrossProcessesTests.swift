@@ -11,8 +11,8 @@ import Testing
   /// Where a child writes its transcript; set only for the children.
   static let outputVariable = "TOUCH_RELAY_ORDER_SCRIPT_OUT"
 
-  @Test func theSameEventsGiveTheSameBytesInAnotherProcess() throws {
-    let runs = try Self.twoRuns(of: "runsTheScriptForItsParent")
+  @Test func theSameEventsGiveTheSameBytesInAnotherProcess() async throws {
+    let runs = try await Self.twoRuns(of: "runsTheScriptForItsParent")
     // Something came out: every session's observers got its sources' `left`.
     let left = runs[0].split(separator: "\n").filter { $0.contains(#""event":"left""#) }.count
     #expect(left == OrderScript.sessions * OrderScript.sourcesPerSession * OrderScript.observersPerSession)
@@ -22,8 +22,8 @@ import Testing
 
   /// The same for cluster nodes: several nodes lost at once, sync answers and the end of one
   /// over several sessions, a node's goodbye (`ClusterOrderScript`).
-  @Test func theSameClusterEventsGiveTheSameBytesInAnotherProcess() throws {
-    let runs = try Self.twoRuns(of: "runsTheClusterScriptForItsParent")
+  @Test func theSameClusterEventsGiveTheSameBytesInAnotherProcess() async throws {
+    let runs = try await Self.twoRuns(of: "runsTheClusterScriptForItsParent")
     let lines = runs[0].split(separator: "\n")
     // Something came out of every part: A's observers got every remote source's `left`, A lost
     // the three silent nodes, cancelled pans, and G was answered with departed sources.
@@ -49,17 +49,23 @@ import Testing
     try ClusterOrderScript.transcript().write(toFile: path, atomically: true, encoding: .utf8)
   }
 
-  /// The transcripts of two children, each running the child test `test` alone.
-  static func twoRuns(of test: String) throws -> [String] {
+  /// The transcripts of two children, each running the child test `test` alone. They are waited
+  /// for on a thread of their own: a test that blocks one of the pool's threads (two, on two
+  /// cores) for seconds stalls every other test meanwhile, past their waits.
+  static func twoRuns(of test: String) async throws -> [String] {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("order-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    return try (1...2).map { n -> String in
+    var runs: [String] = []
+    for n in 1...2 {
       let file = dir.appendingPathComponent("run-\(n).txt")
-      let (status, printed) = try runChild(test, writingTo: file)
+      let (status, printed) = try await withCheckedThrowingContinuation { done in
+        Thread { done.resume(with: Result { try runChild(test, writingTo: file) }) }.start()
+      }
       #expect(status == 0, "child \(n): \(printed)")
-      return try String(contentsOf: file, encoding: .utf8)
+      runs.append(try String(contentsOf: file, encoding: .utf8))
     }
+    return runs
   }
 
   /// The two transcripts are the same, or the first line where they part is reported.
