@@ -1,6 +1,12 @@
 #ifndef TOUCHRELAY_LWS_SHIM_H
 #define TOUCHRELAY_LWS_SHIM_H
 
+/* The socket headers first, through the CSocket module (an import, as its module map is
+ * known wherever this one is): they are then CSocket's, and libwebsockets.h's own includes of
+ * them find them already there. Included here first by libwebsockets.h instead, they were this
+ * module's, and a file importing only CSocket (TUIO's) could not see SOCK_DGRAM or IPPROTO_IPV6
+ * whenever its compilation had loaded this module first. */
+#include "../CSocket/shim.h"
 #include <libwebsockets.h>
 #include <ev.h>
 #include <stddef.h>
