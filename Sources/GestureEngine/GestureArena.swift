@@ -1,65 +1,63 @@
 import TouchProtocol
 
-/// Runs the recognizers over one source's fingers and settles their conflicts.
+/// Runs the recognizers of a `RecognizerTable` over one source's fingers and settles their
+/// claims by its conflict table, as Flutter's gesture arena settles its members' (accept,
+/// reject) and UIKit its recognizers' (`require(toFail:)`, simultaneous recognition).
 ///
-/// Policy (documented in protocol/gestures.md, "Arena"):
-/// - Simultaneous: long press + pan, pinch + rotation, pan + swipe (the swipe at lift).
-/// - Exclusive: pinch and rotation beat everything else. When one begins it claims the
-///   sequence: a waiting tap sequence is reported, the press fails as a tap, an active long
-///   press or pan is cancelled, and until every finger is up no pan, long press, tap or swipe
-///   starts. A finger lifting from a press that can still be a two-finger tap claims the
-///   sequence the same way.
-/// - Require to fail: a tap sequence waits for the next tap to fail (deferred mode); a pan or
-///   long press beginning makes the press fail as a tap first, so the waiting sequence is
-///   reported before them.
-/// - A cancelled finger cancels every active gesture; the rest of the sequence starts nothing.
+/// The arena tells every member, in table order, what the fingers did. A member that wants the
+/// touch sequence claims it; the claim goes through unless the sequence was cancelled or an
+/// earlier claim excluded that member. Then, in table order, the members the claimant's rule
+/// excludes are cancelled (and may not claim until every finger is up), those whose failure it
+/// requires are rejected, and the claimant is accepted. The standard policy is
+/// `StandardTable` (protocol/gestures.md, "Arena"). Besides claims:
+/// - A cancelled finger cancels every member; the rest of the sequence starts nothing.
 /// - Every gesture that began gets exactly one `ended` or `cancelled`.
-struct GestureArena: Sendable {
+struct GestureArena<Table: RecognizerTable>: Sendable {
   var ctx: GestureContext
-  private var tap = TapRecognizer()
-  private var longPress = LongPressRecognizer()
-  private var pan = PanRecognizer()
-  private var pinch = PinchRecognizer()
-  private var rotation = RotationRecognizer()
-  private var swipe = SwipeRecognizer()
+  private(set) var members = Table.Members()
   /// Settings from a repeated hello wait here for the current sequence to finish.
   var pendingSettings: GestureSettings?
 
   init(settings: GestureSettings, regions: RegionMap) {
+    precondition(
+      Table.conflicts.count == Table.Members.count, "a recognizer table needs one rule per member")
     ctx = GestureContext(settings: settings, regions: regions)
   }
 
   var fingerCount: Int { ctx.table.count }
 
-  /// The heap memory a moving frame reads first: the fingers down and the pan's velocity
-  /// history (see `SourceEngine.withHotBuffers`).
+  /// The heap memory a moving frame reads first: the fingers down and what the members
+  /// name (the pan's velocity history; see `SourceEngine.withHotBuffers`).
   func withHotBuffers(_ body: (UnsafeRawPointer, Int) -> Void) {
     body(hintAddress(of: ctx.table.fingers), arrayHeaderBytes + 2 * MemoryLayout<Finger>.stride)
-    let (history, bytes) = pan.hotBytes
-    body(history, bytes)
+    members.withHotBuffers(body)
+  }
+
+  // MARK: Claims
+
+  /// Settles the claim of the member at `slot` by its rule, or refuses it.
+  private mutating func claim(_ slot: Int, at t: Double) -> Bool {
+    guard !ctx.sequence.cancelled, !ctx.sequence.excluded.contains(slot: slot) else { return false }
+    let rule = Table.conflicts[slot]
+    ctx.sequence.excluded.formUnion(rule.excludes)
+    members.settle(
+      cancelling: rule.excludes, rejecting: rule.requiresFailureOf, slot: 0, t: t, ctx: &ctx)
+    members.accept(slot, slot: 0, t: t, ctx: &ctx)
+    return true
   }
 
   // MARK: Timers
 
   // Inlined: called, it was handed a copy of the whole arena (816 bytes) after every frame.
-  @inline(__always) var nextDeadline: Double? {
-    switch (tap.deadline(ctx: ctx), longPress.deadline) {
-    case (nil, nil): return nil
-    case (let a?, nil): return a
-    case (nil, let b?): return b
-    case (let a?, let b?): return min(a, b)
-    }
-  }
+  @inline(__always) var nextDeadline: Double? { members.deadline(ctx: ctx) }
 
-  /// Fires every timer due before `t` (or at `t` too, when `inclusive`), in deadline order.
+  /// Fires every timer due before `t` (or at `t` too, when `inclusive`), in deadline order
+  /// (the first member in table order among equal deadlines).
   mutating func fireTimers(until t: Double, inclusive: Bool) {
     while let d = nextDeadline, inclusive ? d <= t : d < t {
-      if let a = tap.deadline(ctx: ctx), a == d {
-        tap.fire(at: d, ctx: &ctx)
-      } else {
-        // The press outlasted any tap: a waiting tap sequence is reported before the press.
-        if longPress.canBegin(ctx: ctx) { tap.fail(at: d, ctx: &ctx) }
-        longPress.begin(at: d, ctx: &ctx)
+      if let slot = members.fire(due: d, slot: 0, ctx: &ctx), !claim(slot, at: d) {
+        // A timer's claim refused is its end: it would be due again at once.
+        members.reject(slot, slot: 0, t: d, ctx: &ctx)
       }
     }
   }
@@ -96,13 +94,7 @@ struct GestureArena: Sendable {
       moved(at: t)
     }
     if !plan.ends.isEmpty && plan.ends.count >= ctx.table.count {
-      // Every finger lifts in this frame: the continuous gestures end once, with all of them.
-      for id in plan.ends {
-        if let f = ctx.table.finger(id) { longPress.lifted(f, t: t, ctx: &ctx) }
-      }
-      pan.finish(at: t, ctx: &ctx)
-      pinch.finish(at: t, ctx: &ctx)
-      rotation.finish(at: t, ctx: &ctx)
+      members.allFingersLifting(plan.ends, t: t, ctx: &ctx)
     }
     for id in plan.ends { lift(id, at: t) }
     for p in plan.begins { land(p, at: t) }
@@ -110,21 +102,11 @@ struct GestureArena: Sendable {
 
   private mutating func moved(at t: Double) {
     guard !ctx.table.isEmpty else { return }
-    tap.moved(t: t, ctx: &ctx)
-    let multiAllowed = !ctx.sequence.cancelled
-    if pinch.moved(t: t, allowed: multiAllowed, ctx: &ctx) {
-      claimForMultiFinger(at: t)
-      pinch.begin(at: t, ctx: &ctx)
-    }
-    if rotation.moved(t: t, allowed: multiAllowed, ctx: &ctx) {
-      claimForMultiFinger(at: t)
-      rotation.begin(at: t, ctx: &ctx)
-    }
-    longPress.moved(t: t, ctx: &ctx)
-    let panAllowed = !ctx.sequence.cancelled && !ctx.sequence.multiClaimed
-    if pan.moved(t: t, allowed: panAllowed, ctx: &ctx) {
-      tap.fail(at: t, ctx: &ctx)
-      pan.begin(at: t, ctx: &ctx)
+    var first = 0
+    while let slot = members.fingersMoved(from: first, slot: 0, t: t, ctx: &ctx) {
+      // A refused claim leaves the member possible: it may claim again on a later frame.
+      _ = claim(slot, at: t)
+      first = slot + 1
     }
   }
 
@@ -140,17 +122,10 @@ struct GestureArena: Sendable {
       }
       ctx.sequence = TouchSequence(startT: t)
       ctx.sequence.add(f)
-      tap.sequenceBegan(f, t: t, ctx: &ctx)
-      longPress.sequenceBegan(f, t: t, ctx: ctx)
-      pan.sequenceBegan(t: t, ctx: ctx)
-      pinch.sequenceBegan(ctx: ctx)
-      rotation.sequenceBegan(ctx: ctx)
-      swipe.sequenceBegan(ctx: ctx)
+      members.sequenceBegan(f, t: t, ctx: &ctx)
     } else {
       ctx.sequence.add(f)
-      tap.fingerJoined(count: ctx.table.count, t: t, ctx: &ctx)
-      longPress.fingerJoined()
-      membershipChanged(at: t)
+      members.fingerJoined(t: t, ctx: &ctx)
     }
   }
 
@@ -158,54 +133,25 @@ struct GestureArena: Sendable {
     guard let f = ctx.table.finger(id) else { return }
     ctx.sequence.lift(f)
     let last = ctx.table.count == 1
-    // A finger lifting from what can still be a multi-finger tap commits the rest of the
-    // sequence to that tap: the finger left behind must not start a one-finger gesture.
-    if !last && tap.isCandidate && ctx.sequence.members.count >= 2 {
-      ctx.sequence.multiClaimed = true
-    }
-    let longPressBegan = longPress.state.isActive || longPress.state == .ended
-    longPress.lifted(f, t: t, ctx: &ctx)
-    if last {
-      pan.finish(at: t, ctx: &ctx)
-      pinch.finish(at: t, ctx: &ctx)
-      rotation.finish(at: t, ctx: &ctx)
-      tap.sequenceEnded(t: t, ctx: &ctx)
-      // A swipe is one finger all sequence long, and then the pan's translation moved with
-      // that finger sample for sample: its tracker measures the finger's own velocity, so
-      // fingers keep no tracker of their own (one tracker less to feed per finger and frame).
-      swipe.lastFingerLifted(
-        f, t: t, longPressBegan: longPressBegan, velocity: pan.velocityPerMillisecond, ctx: &ctx)
+    var first = 0
+    while let slot = members.fingerLifting(f, last: last, from: first, slot: 0, t: t, ctx: &ctx) {
+      if !claim(slot, at: t) { members.reject(slot, slot: 0, t: t, ctx: &ctx) }
+      first = slot + 1
     }
     ctx.table.remove(id)
     ctx.log.note(.fingerLifted(id: id, tapSlop: f.distanceFromDown <= ctx.settings.tapMaxMovement))
     if last {
       endSequence(at: t)
     } else {
-      membershipChanged(at: t)
+      members.fingerLeft(t: t, ctx: &ctx)
     }
-  }
-
-  private mutating func membershipChanged(at t: Double) {
-    pan.membershipChanged(t: t, ctx: &ctx)
-    pinch.membershipChanged(t: t, ctx: ctx)
-    rotation.membershipChanged(t: t, ctx: ctx)
-  }
-
-  private mutating func claimForMultiFinger(at t: Double) {
-    ctx.sequence.multiClaimed = true
-    tap.fail(at: t, ctx: &ctx)
-    longPress.cancel(at: t, ctx: &ctx)
-    pan.cancel(at: t, ctx: &ctx)
   }
 
   /// A finger was cancelled: every active gesture is cancelled, nothing new starts.
   private mutating func cancelSequence(at t: Double) {
     ctx.sequence.cancelled = true
-    tap.fail(at: t, ctx: &ctx)
-    longPress.cancel(at: t, ctx: &ctx)
-    pan.cancel(at: t, ctx: &ctx)
-    pinch.cancel(at: t, ctx: &ctx)
-    rotation.cancel(at: t, ctx: &ctx)
+    members.settle(
+      cancelling: .all(Table.Members.count), rejecting: [], slot: 0, t: t, ctx: &ctx)
   }
 
   private mutating func endSequence(at t: Double) {
@@ -226,7 +172,9 @@ struct GestureArena: Sendable {
       ctx.table.removeAll()
       endSequence(at: t)
     }
-    tap.flush(at: t, ctx: &ctx)
+    // Nothing is active any more; this settles what members still hold (the waiting tap).
+    members.settle(
+      cancelling: .all(Table.Members.count), rejecting: [], slot: 0, t: t, ctx: &ctx)
   }
 
   /// New settings apply from the next sequence, so a gesture never changes rules midway.

@@ -4,88 +4,69 @@ import TouchProtocol
 /// it landed). `began` comes from the timer, at its deadline; then `changed` on every move
 /// and `ended` on lift. Another finger landing before the deadline makes it fail (article
 /// 004 cancels its "push" timer on a new finger); after it began, other fingers are ignored.
-struct LongPressRecognizer: Sendable {
-  private(set) var state: RecognizerState = .failed
+/// Its lifecycle is `ContinuousRecognizer`'s; it reports where its own finger is.
+struct LongPressRecognizer: ContinuousRecognizer {
+  var state: RecognizerState = .failed
   private var fingerID: Int64 = 0
   private var due = 0.0
-  private var gestureID = 0
-  private var lastX = 0.0
-  private var lastY = 0.0
+  var gestureID = 0
+  var lastX = 0.0
+  var lastY = 0.0
 
-  var deadline: Double? { state == .possible ? due : nil }
+  func deadline(ctx: GestureContext) -> Double? { state == .possible ? due : nil }
 
-  mutating func sequenceBegan(_ f: Finger, t: Double, ctx: GestureContext) {
+  mutating func sequenceBegan(_ f: Finger, t: Double, ctx: inout GestureContext) {
     state = ctx.enabled(.longpress) ? .possible : .failed
     fingerID = f.id
     due = t + ctx.settings.longPressDuration
   }
 
-  mutating func fingerJoined() {
+  mutating func fingerJoined(t: Double, ctx: inout GestureContext) {
     if state == .possible { state = .failed }
   }
 
-  mutating func moved(t: Double, ctx: inout GestureContext) {
+  mutating func fingersMoved(t: Double, ctx: inout GestureContext) -> Bool {
     // Most frames find the press failed long ago; only then is the finger looked up, and
     // read in place rather than copied out of the table.
     guard state == .possible || state.isActive, let i = ctx.table.index(of: fingerID) else {
-      return
+      return false
     }
     if state == .possible {
       if ctx.table.fingers[i].distanceFromDown > ctx.settings.longPressMaxMovement {
         state = .failed
       }
     } else if ctx.table.fingers[i].x != lastX || ctx.table.fingers[i].y != lastY {
-      state = .changed
-      report(.changed, ctx.table.fingers[i], t: t, ctx: &ctx)
+      change(at: t, ctx: &ctx)
     }
+    return false
   }
 
-  /// Whether the timer may begin the press now; the arena settles conflicts before `begin`.
-  func canBegin(ctx: GestureContext) -> Bool {
-    state == .possible && !ctx.sequence.cancelled && !ctx.sequence.multiClaimed
-      && ctx.table.finger(fingerID) != nil
-  }
-
-  mutating func begin(at t: Double, ctx: inout GestureContext) {
-    guard canBegin(ctx: ctx), let f = ctx.table.finger(fingerID) else {
+  /// The hold is long enough: it claims the sequence if its finger is still down.
+  mutating func fire(at t: Double, ctx: inout GestureContext) -> Bool {
+    guard state == .possible, ctx.table.index(of: fingerID) != nil else {
       if state == .possible { state = .failed }
-      return
+      return false
     }
-    state = .began
-    gestureID = ctx.log.nextID()
-    report(.began, f, t: t, ctx: &ctx)
+    return true
   }
 
-  mutating func lifted(_ f: Finger, t: Double, ctx: inout GestureContext) {
-    guard f.id == fingerID else { return }
-    if state.isActive {
-      state = .ended
-      report(.ended, f, t: t, ctx: &ctx)
-    } else if state == .possible {
-      state = .failed
-    }
+  mutating func allFingersLifting(_ ends: [Int64], t: Double, ctx: inout GestureContext) {
+    if ends.contains(fingerID) { finish(at: t, ctx: &ctx) }
   }
 
-  mutating func cancel(at t: Double, ctx: inout GestureContext) {
-    if state.isActive {
-      state = .cancelled
-      let e = ctx.event(
-        gestureID, .longpress, .cancelled, t: t, x: lastX, y: lastY, touches: 1,
-        fingers: [
-          GestureFinger(id: fingerID, x: lastX, y: lastY, regions: ctx.regions.hit(lastX, lastY))
-        ])
-      ctx.log.emit(consume e)
-    } else if state == .possible {
-      state = .failed
-    }
+  mutating func fingerLifting(_ f: Finger, last: Bool, t: Double, ctx: inout GestureContext) -> Bool {
+    if f.id == fingerID { finish(at: t, ctx: &ctx) }
+    return false
   }
 
-  private mutating func report(_ s: GestureState, _ f: Finger, t: Double, ctx: inout GestureContext) {
-    lastX = f.x
-    lastY = f.y
-    let e = ctx.event(
-      gestureID, .longpress, s, t: t, x: f.x, y: f.y, touches: 1,
-      fingers: [GestureFinger(id: f.id, x: f.x, y: f.y, regions: ctx.regions.hit(f.x, f.y))])
-    ctx.log.emit(consume e)
+  func location(ctx: GestureContext) -> (x: Double, y: Double) {
+    guard let i = ctx.table.index(of: fingerID) else { return (lastX, lastY) }
+    return (ctx.table.fingers[i].x, ctx.table.fingers[i].y)
+  }
+
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
+    ctx.event(
+      gestureID, .longpress, s, t: t, x: x, y: y, touches: 1,
+      fingers: [GestureFinger(id: fingerID, x: x, y: y, regions: ctx.regions.hit(x, y))])
   }
 }

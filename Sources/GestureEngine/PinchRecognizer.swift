@@ -5,7 +5,7 @@ import TouchProtocol
 /// re-based on the new set so the scale goes on from where it was; with one finger left
 /// the pinch stays active, frozen, and resumes when a finger lands again (article 004's
 /// shortcut of forgetting both fingers is what this avoids). It ends when every finger is up.
-struct PinchRecognizer: ContinuousRecognizer, Sendable {
+struct PinchRecognizer: ContinuousRecognizer {
   var state: RecognizerState = .failed
   var gestureID = 0
   private var hasBaseline = false
@@ -16,7 +16,7 @@ struct PinchRecognizer: ContinuousRecognizer, Sendable {
   var lastX = 0.0
   var lastY = 0.0
 
-  mutating func sequenceBegan(ctx: GestureContext) {
+  mutating func sequenceBegan(_ f: Finger, t: Double, ctx: inout GestureContext) {
     state = ctx.enabled(.pinch) ? .possible : .failed
     hasBaseline = false
     scale = 1
@@ -24,7 +24,20 @@ struct PinchRecognizer: ContinuousRecognizer, Sendable {
     track.reset(window: ctx.settings.velocityWindow)
   }
 
-  mutating func membershipChanged(t: Double, ctx: GestureContext) {
+  mutating func fingerJoined(t: Double, ctx: inout GestureContext) { membershipChanged(t: t, ctx: ctx) }
+
+  mutating func fingerLeft(t: Double, ctx: inout GestureContext) { membershipChanged(t: t, ctx: ctx) }
+
+  mutating func allFingersLifting(_ ends: [Int64], t: Double, ctx: inout GestureContext) {
+    finish(at: t, ctx: &ctx)
+  }
+
+  mutating func fingerLifting(_ f: Finger, last: Bool, t: Double, ctx: inout GestureContext) -> Bool {
+    if last { finish(at: t, ctx: &ctx) }
+    return false
+  }
+
+  private mutating func membershipChanged(t: Double, ctx: GestureContext) {
     guard ctx.table.count >= 2 else { return }
     if !hasBaseline { track.add(t: t, x: 1, y: 0) }
     hasBaseline = true
@@ -33,7 +46,7 @@ struct PinchRecognizer: ContinuousRecognizer, Sendable {
   }
 
   /// Updates the scale; returns true when the pinch wants to begin now.
-  mutating func moved(t: Double, allowed: Bool, ctx: inout GestureContext) -> Bool {
+  mutating func fingersMoved(t: Double, ctx: inout GestureContext) -> Bool {
     guard hasBaseline, ctx.table.count >= 2, state == .possible || state.isActive else {
       return false
     }
@@ -49,12 +62,9 @@ struct PinchRecognizer: ContinuousRecognizer, Sendable {
     scale = next
     track.add(t: t, x: next, y: 0)
     if state == .possible {
-      return allowed && abs(spread - spreadBase) > ctx.settings.pinchThreshold
+      return abs(spread - spreadBase) > ctx.settings.pinchThreshold
     }
-    if changed {
-      state = .changed
-      report(.changed, t: t, ctx: &ctx)
-    }
+    if changed { change(at: t, ctx: &ctx) }
     return false
   }
 

@@ -5,7 +5,7 @@ import TouchProtocol
 /// unwrapped from frame to frame, so a 270 degree turn reports 3pi/2 with no jump at +-pi.
 /// When the pair changes (a finger of it lifts), the new pair is the baseline and the
 /// rotation goes on from where it was. Like the pinch, it survives a lifted finger.
-struct RotationRecognizer: ContinuousRecognizer, Sendable {
+struct RotationRecognizer: ContinuousRecognizer {
   var state: RecognizerState = .failed
   var gestureID = 0
   private var pair: (Int64, Int64)?
@@ -15,14 +15,27 @@ struct RotationRecognizer: ContinuousRecognizer, Sendable {
   var lastX = 0.0
   var lastY = 0.0
 
-  mutating func sequenceBegan(ctx: GestureContext) {
+  mutating func sequenceBegan(_ f: Finger, t: Double, ctx: inout GestureContext) {
     state = ctx.enabled(.rotation) ? .possible : .failed
     pair = nil
     rotation = 0
     track.reset(window: ctx.settings.velocityWindow)
   }
 
-  mutating func membershipChanged(t: Double, ctx: GestureContext) {
+  mutating func fingerJoined(t: Double, ctx: inout GestureContext) { membershipChanged(t: t, ctx: ctx) }
+
+  mutating func fingerLeft(t: Double, ctx: inout GestureContext) { membershipChanged(t: t, ctx: ctx) }
+
+  mutating func allFingersLifting(_ ends: [Int64], t: Double, ctx: inout GestureContext) {
+    finish(at: t, ctx: &ctx)
+  }
+
+  mutating func fingerLifting(_ f: Finger, last: Bool, t: Double, ctx: inout GestureContext) -> Bool {
+    if last { finish(at: t, ctx: &ctx) }
+    return false
+  }
+
+  private mutating func membershipChanged(t: Double, ctx: GestureContext) {
     let fingers = ctx.table.fingers
     guard fingers.count >= 2 else {
       pair = nil
@@ -36,7 +49,7 @@ struct RotationRecognizer: ContinuousRecognizer, Sendable {
   }
 
   /// Updates the rotation; returns true when the rotation wants to begin now.
-  mutating func moved(t: Double, allowed: Bool, ctx: inout GestureContext) -> Bool {
+  mutating func fingersMoved(t: Double, ctx: inout GestureContext) -> Bool {
     guard let p = pair, state == .possible || state.isActive,
       let a = ctx.table.index(of: p.0), let b = ctx.table.index(of: p.1)
     else { return false }
@@ -46,12 +59,9 @@ struct RotationRecognizer: ContinuousRecognizer, Sendable {
     rotation += delta
     track.add(t: t, x: rotation, y: 0)
     if state == .possible {
-      return allowed && abs(rotation) > ctx.settings.rotationThreshold
+      return abs(rotation) > ctx.settings.rotationThreshold
     }
-    if delta != 0 {
-      state = .changed
-      report(.changed, t: t, ctx: &ctx)
-    }
+    if delta != 0 { change(at: t, ctx: &ctx) }
     return false
   }
 

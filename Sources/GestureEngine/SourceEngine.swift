@@ -16,7 +16,7 @@ public struct SourceEngine: Sendable {
   /// call: computed, reading it from an engine held in a class copied the whole engine on
   /// every frame.
   public private(set) var nextDeadline: Double?
-  private var arena: GestureArena
+  private var arena: GestureArena<StandardTable>
   private var scene: ActiveScene?
   private var hello: Hello
   private let serverMaxFingers: Int

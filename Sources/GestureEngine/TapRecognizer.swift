@@ -11,7 +11,7 @@ import TouchProtocol
 /// sequence can grow no more: the count reached its maximum, the wait timer ran out, or a
 /// press that cannot continue it appeared (it is then reported, never dropped). Immediate
 /// mode reports every press at once with its running count.
-struct TapRecognizer: Sendable {
+struct TapRecognizer: GestureRecognizer {
   struct Pending: Sendable {
     var count: Int
     var touches: Int
@@ -43,30 +43,41 @@ struct TapRecognizer: Sendable {
     }
   }
 
-  mutating func fingerJoined(count: Int, t: Double, ctx: inout GestureContext) {
+  mutating func fingerJoined(t: Double, ctx: inout GestureContext) {
     // More fingers than the waiting sequence had: this press cannot continue it.
-    if let p = pending, count > p.touches { flush(at: t, ctx: &ctx) }
+    if let p = pending, ctx.table.count > p.touches { flush(at: t, ctx: &ctx) }
   }
 
-  mutating func moved(t: Double, ctx: inout GestureContext) {
-    guard isCandidate else { return }
+  mutating func fingersMoved(t: Double, ctx: inout GestureContext) -> Bool {
+    guard isCandidate else { return false }
     let slop = ctx.settings.tapMaxMovement
-    if ctx.table.fingers.contains(where: { $0.distanceFromDown > slop }) { fail(at: t, ctx: &ctx) }
+    if ctx.table.fingers.contains(where: { $0.distanceFromDown > slop }) { reject(at: t, ctx: &ctx) }
+    return false
+  }
+
+  /// A finger lifting from what can still be a multi-finger tap claims the sequence for that
+  /// tap (the finger left behind must not start a one-finger gesture); the last one ends it.
+  mutating func fingerLifting(_ f: Finger, last: Bool, t: Double, ctx: inout GestureContext) -> Bool {
+    if last {
+      sequenceEnded(t: t, ctx: &ctx)
+      return false
+    }
+    return isCandidate && ctx.sequence.members.count >= 2
   }
 
   /// The press can no longer be a tap (moved, held, claimed, cancelled): a waiting sequence
   /// is complete and reported now.
-  mutating func fail(at t: Double, ctx: inout GestureContext) {
+  mutating func reject(at t: Double, ctx: inout GestureContext) {
     if state == .possible { state = .failed }
     flush(at: t, ctx: &ctx)
   }
 
-  mutating func sequenceEnded(t: Double, ctx: inout GestureContext) {
+  private mutating func sequenceEnded(t: Double, ctx: inout GestureContext) {
     let seq = ctx.sequence
     guard isCandidate, !seq.cancelled, t - seq.startT <= ctx.settings.tapMaxDuration,
       !seq.members.isEmpty
     else {
-      fail(at: t, ctx: &ctx)
+      reject(at: t, ctx: &ctx)
       return
     }
     state = .recognized
@@ -116,12 +127,13 @@ struct TapRecognizer: Sendable {
     return isCandidate ? ctx.sequence.startT + ctx.settings.tapMaxDuration : nil
   }
 
-  mutating func fire(at t: Double, ctx: inout GestureContext) {
-    if ctx.table.isEmpty { flush(at: t, ctx: &ctx) } else { fail(at: t, ctx: &ctx) }
+  mutating func fire(at t: Double, ctx: inout GestureContext) -> Bool {
+    if ctx.table.isEmpty { flush(at: t, ctx: &ctx) } else { reject(at: t, ctx: &ctx) }
+    return false
   }
 
   /// Reports the waiting sequence (deferred mode) and closes it.
-  mutating func flush(at t: Double, ctx: inout GestureContext) {
+  private mutating func flush(at t: Double, ctx: inout GestureContext) {
     guard let p = pending else { return }
     pending = nil
     if !p.reported { emit(p, at: t, ctx: &ctx) }

@@ -13,11 +13,14 @@ struct TouchSequence: Sendable {
   var startT: Double
   /// Every finger that took part, in landing order, with where it began and where it lifted.
   var members: [Member] = []
+  /// The fingers' velocity as the last one lifted, points per millisecond (the pan measures it;
+  /// a swipe, asked after the pan, reads it).
+  var liftVelocity = (x: 0.0, y: 0.0)
   /// A finger was cancelled: nothing new starts and the sequence counts for nothing.
   var cancelled = false
-  /// A multi-finger gesture (pinch, rotation, two-finger tap) owns the sequence: the
-  /// fingers left after a lift start no one-finger gesture until every finger is up.
-  var multiClaimed = false
+  /// The arena members a claim that went through excluded (`ConflictRule.excludes`): they may
+  /// not claim until every finger is up.
+  var excluded: RecognizerSet = []
 
   init(startT: Double) {
     self.startT = startT
