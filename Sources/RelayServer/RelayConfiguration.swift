@@ -43,6 +43,16 @@ public struct RelayConfiguration: Sendable {
   /// it is given).
   public var logLevel = Logger.Level.info
 
+  /// How the command line writes its log lines (`--log-format`).
+  public enum LogFormat: String, Sendable, CaseIterable {
+    /// swift-log's StreamLogHandler: `TIME LEVEL LABEL: name=value ... [MODULE] MESSAGE`.
+    case text
+    /// One JSON object per line (`JSONLogHandler`), for log shippers.
+    case json
+  }
+
+  public var logFormat = LogFormat.text
+
   /// Let libwebsockets log its warnings and notices too (with --log-level debug).
   public var verboseLibwebsockets = false
 

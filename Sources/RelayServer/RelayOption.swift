@@ -102,6 +102,9 @@ public struct RelayOption: Sendable {
     choice(
       "log-level", \.logLevel,
       "Log level (info: one line per connection opened and closed, nothing per frame)"),
+    choice(
+      "log-format", \.logFormat,
+      "Log line format: text (name=value fields) or json (one JSON object per line: time, level, message and the fields; docs/deployment.md)"),
     integer(
       "max-message-bytes", \.limits.maxMessageBytes, 128...(16 << 20),
       "Largest message in bytes, after decompression (close 1009 beyond)", valueName: "bytes"),

@@ -40,6 +40,7 @@ struct TouchRelayCommand: ParsableCommand {
   @Option(help: help("host")) var host: String?
   @Option(help: help("port")) var port: String?
   @Option(help: help("log-level")) var logLevel: String?
+  @Option(help: help("log-format")) var logFormat: String?
   @Option(help: help("max-message-bytes")) var maxMessageBytes: String?
   @Option(help: help("max-touches")) var maxTouches: String?
   @Option(help: help("max-fingers")) var maxFingers: String?
@@ -101,7 +102,7 @@ struct TouchRelayCommand: ParsableCommand {
   /// The options given on the command line, as text, by their flag in `RelayOption.all`.
   private var given: [String: String?] {
     [
-      "host": host, "port": port, "log-level": logLevel, "max-message-bytes": maxMessageBytes,
+      "host": host, "port": port, "log-level": logLevel, "log-format": logFormat, "max-message-bytes": maxMessageBytes,
       "max-touches": maxTouches, "max-fingers": maxFingers, "observer-queue": observerQueue, "max-fps": maxFps,
       "max-frames-per-message": maxFramesPerMessage,
       "max-controls": maxControls, "max-connections": maxConnections,
@@ -170,10 +171,18 @@ struct TouchRelayCommand: ParsableCommand {
     pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
     let config = try resolved()
     LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = config.logLevel
-      return handler
+      switch config.logFormat {
+      case .text:
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = config.logLevel
+        return handler
+      case .json:
+        var handler = JSONLogHandler(label: label)
+        handler.logLevel = config.logLevel
+        return handler
+      }
     }
+    if config.logFormat == .json { JSONLogHandler.routeLibwebsocketsLines() }
 
     let server = RelayServer(configuration: config, logger: Logger(label: "touch-relay"))
     // Signals are turned into a stop or reload request on a thread of their own; the service
@@ -196,7 +205,13 @@ struct TouchRelayCommand: ParsableCommand {
     do {
       listeningPort = try server.start()
     } catch {
-      writeAll("touch-relay: error: \(error)\n", to: STDERR_FILENO)
+      switch config.logFormat {
+      case .text: writeAll("touch-relay: error: \(error)\n", to: STDERR_FILENO)
+      case .json:
+        JSONLogHandler.write(
+          JSONLogHandler.line(level: "critical", message: "\(error)", logger: "touch-relay", source: nil),
+          to: STDERR_FILENO)
+      }
       throw ExitCode(1)
     }
     if !server.listensOnLoopbackOnly && config.sourceToken == nil && config.observerToken == nil
@@ -208,13 +223,29 @@ struct TouchRelayCommand: ParsableCommand {
     }
     let url = server.url ?? "ws://\(config.host):\(listeningPort)"
     let scheme = url.hasPrefix("wss:") ? "https" : "http"
-    var lines =
-      "touch-relay \(Self.version) listening on \(url) (healthz: \(scheme)\(url.drop { $0 != ":" })/healthz), node \(config.nodeID)\n"
+    let healthz = "\(scheme)\(url.drop { $0 != ":" })/healthz"
+    let startUp = "touch-relay \(Self.version) listening on \(url) (healthz: \(healthz)), node \(config.nodeID)"
     // On every interface the line above names no address a phone can use: list them.
-    for (interface, host) in server.networkHosts {
-      lines += "  open on other devices: \(scheme)://\(host):\(listeningPort)/ (\(interface))\n"
+    let others = server.networkHosts.map { (interface, host) in
+      (interface, "\(scheme)://\(host):\(listeningPort)/")
     }
-    writeAll(lines, to: STDOUT_FILENO)
+    switch config.logFormat {
+    case .text:
+      writeAll(
+        startUp + "\n" + others.map { "  open on other devices: \($1) (\($0))\n" }.joined(), to: STDOUT_FILENO)
+    case .json:
+      // The same words in `message` (what reads the text line reads this one's message), the
+      // parts as fields too.
+      writeAll(
+        JSONLogHandler.line(
+          level: "notice", message: startUp, logger: "touch-relay", source: nil,
+          fields: ["url": "\(url)", "healthz": "\(healthz)", "node": "\(config.nodeID)", "version": "\(Self.version)"])
+          + others.map { interface, page in
+            JSONLogHandler.line(
+              level: "notice", message: "open on other devices: \(page) (\(interface))", logger: "touch-relay",
+              source: nil, fields: ["url": "\(page)", "interface": "\(interface)", "node": "\(config.nodeID)"])
+          }.joined(), to: STDOUT_FILENO)
+    }
     server.wait()
   }
 }

@@ -1,0 +1,189 @@
+import CLibWebSockets
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `--log-format json`: one JSON object per line, for log shippers (journald's `MESSAGE`,
+/// Vector, Promtail, Fluent Bit) that would otherwise have to take the text format apart.
+///
+/// `{"time":"2026-01-02T03:04:05.678Z","level":"info","message":"connection open",
+/// "logger":"touch-relay","source":"RelayServer","conn":"1","node":"relay-1",...}`: `time`
+/// (UTC, milliseconds), `level`, `message`, `logger` (the label) and `source` (the module)
+/// first, then every field of the line by name, the ones the text format writes as
+/// `name=value`, with the same values. A field named like one of the five is written as
+/// `field.NAME`, so no key appears twice.
+public struct JSONLogHandler: LogHandler {
+  public var logLevel: Logger.Level = .info
+  public var metadata: Logger.Metadata = [:]
+  public var metadataProvider: Logger.MetadataProvider?
+  private let label: String
+  private let descriptor: Int32
+
+  /// A handler writing to `descriptor` (standard error, as the text format does).
+  public init(
+    label: String, descriptor: Int32 = STDERR_FILENO,
+    metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider
+  ) {
+    self.label = label
+    self.descriptor = descriptor
+    self.metadataProvider = metadataProvider
+  }
+
+  public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  public func log(event: LogEvent) {
+    // Merged as StreamLogHandler merges them: the handler's, the provider's, the line's.
+    var fields = metadata
+    if let provided = metadataProvider?.get() { fields.merge(provided) { $1 } }
+    if let explicit = event.metadata { fields.merge(explicit) { $1 } }
+    if let error = event.error {
+      fields["error.message"] = "\(error)"
+      fields["error.type"] = "\(String(reflecting: type(of: error)))"
+    }
+    let line = Self.line(
+      level: "\(event.level)", message: "\(event.message)", logger: label, source: event.source, fields: fields)
+    Self.write(line, to: descriptor)
+  }
+
+  /// The keys every line starts with; a field of the same name is renamed `field.NAME`.
+  public static let fixedKeys = ["time", "level", "message", "logger", "source"]
+
+  /// One line, newline included. `time` defaults to now.
+  public static func line(
+    time: String = timestamp(), level: String, message: String, logger: String?, source: String?,
+    fields: Logger.Metadata = [:]
+  ) -> String {
+    var out = "{"
+    append(key: "time", string: time, to: &out)
+    out += ","
+    append(key: "level", string: level, to: &out)
+    out += ","
+    append(key: "message", string: message, to: &out)
+    if let logger {
+      out += ","
+      append(key: "logger", string: logger, to: &out)
+    }
+    if let source {
+      out += ","
+      append(key: "source", string: source, to: &out)
+    }
+    for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+      out += ","
+      appendString(fixedKeys.contains(key) ? "field." + key : key, to: &out)
+      out += ":"
+      appendValue(value, to: &out)
+    }
+    out += "}\n"
+    return out
+  }
+
+  /// Now, UTC, as RFC 3339 with milliseconds: `2026-01-02T03:04:05.678Z`.
+  public static func timestamp() -> String {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    var seconds = ts.tv_sec
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let millis = Int(ts.tv_nsec / 1_000_000)
+    let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
+  }
+
+  /// Lines go out whole, one at a time: write(2) alone may split a long line on a pipe, and
+  /// another thread's line would land inside it.
+  private static let writing = Mutex(())
+
+  /// Writes `text` to `descriptor` whole (retrying short writes), one line at a time.
+  public static func write(_ text: String, to descriptor: Int32) {
+    writing.withLock { _ in
+      var bytes = Array(text.utf8)[...]
+      while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        bytes = bytes.dropFirst(n)
+      }
+    }
+  }
+
+  /// libwebsockets' own lines (its errors; its warnings and notices at --log-level debug) as
+  /// JSON lines too, `logger` `libwebsockets`: otherwise they are its text on standard error.
+  public static func routeLibwebsocketsLines() {
+    lws_set_log_level(LLL_ERR, emitLibwebsocketsLine)
+  }
+
+  private static func append(key: String, string: String, to out: inout String) {
+    appendString(key, to: &out)
+    out += ":"
+    appendString(string, to: &out)
+  }
+
+  private static func appendValue(_ value: Logger.Metadata.Value, to out: inout String) {
+    switch value {
+    case .string(let s): appendString(s, to: &out)
+    case .stringConvertible(let c): appendString(c.description, to: &out)
+    case .array(let values):
+      out += "["
+      for (i, v) in values.enumerated() {
+        if i > 0 { out += "," }
+        appendValue(v, to: &out)
+      }
+      out += "]"
+    case .dictionary(let members):
+      out += "{"
+      for (i, (k, v)) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+        if i > 0 { out += "," }
+        appendString(k, to: &out)
+        out += ":"
+        appendValue(v, to: &out)
+      }
+      out += "}"
+    }
+  }
+
+  /// A JSON string: `"` and `\` escaped, control characters as `\uXXXX` (or `\n`, `\t`,
+  /// `\r`); everything else as it is, `/` included, so a URL reads as in the text format.
+  static func appendString(_ s: String, to out: inout String) {
+    out += "\""
+    for scalar in s.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    out += "\""
+  }
+}
+
+/// libwebsockets' emitter: its level bit to ours, its line without the spaces around it and
+/// the trailing newline.
+private func emitLibwebsocketsLine(_ level: Int32, _ line: UnsafePointer<CChar>?) {
+  guard let line else { return }
+  var text = Substring(String(cString: line))
+  while let last = text.last, last == "\n" || last == " " { text.removeLast() }
+  while let first = text.first, first == " " { text.removeFirst() }
+  let name =
+    switch level {
+    case LLL_ERR: "error"
+    case LLL_WARN: "warning"
+    case LLL_NOTICE: "notice"
+    default: "debug"
+    }
+  JSONLogHandler.write(
+    JSONLogHandler.line(level: name, message: String(text), logger: "libwebsockets", source: nil), to: STDERR_FILENO)
+}
