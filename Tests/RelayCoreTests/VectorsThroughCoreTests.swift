@@ -35,6 +35,28 @@ import Testing
     #expect(differences.isEmpty, "\(v.file): the core differs from the engine: \(differences.joined(separator: "\n"))")
   }
 
+  /// The comparison can fail: every vector with its expectation changed (its last event 1 ms
+  /// later, or an event more where it expects none) is caught through the core.
+  @Test func everyVectorWithAChangedExpectationFails() throws {
+    for v in Self.vectors {
+      guard case .object(var root) = v.json, case .object(var expect)? = root["expect"] else {
+        Issue.record("\(v.file): no expect")
+        continue
+      }
+      var events = expect["events"]?.array ?? []
+      if case .object(var last)? = events.last, let t = last["t"]?.number {
+        last["t"] = .number(t + 1)
+        events[events.count - 1] = .object(last)
+      } else {
+        events.append(.object(["gesture": .string("tap")]))
+      }
+      expect["events"] = .array(events)
+      root["expect"] = .object(expect)
+      let changed = ConformanceVector(file: v.file, json: .object(root))
+      #expect(!VectorRunner.check(changed, try Self.run(changed)).isEmpty, "\(v.file): a changed expectation passed")
+    }
+  }
+
   /// A timer falls where the core asked for it, not later: a single tap's deadline (300 ms
   /// after the release) with nothing else happening comes with the wake-up, its event
   /// stamped with the deadline's device time and the wake-up's server time.
@@ -52,6 +74,7 @@ import Testing
     #expect(tap["gesture"]?.string == "tap")
     #expect(tap["rt"]?.number == wake)
     #expect(tap["t"]?.number.map { Self.join + $0 + RelayCore.deadlineSlackMs } == wake)
+    h.finish()
   }
 
   /// Runs `v` through a core on virtual time; what its observer and source got.
@@ -99,13 +122,14 @@ import Testing
     outcome.finalScene = lastScene
     if !closed {
       // The scene at the end as a new observer's welcome gives it.
-      let (_, welcome) = try h.observer(session, ObserverFilter())
+      let (_, welcome) = try h.observerOnClock(session, ObserverFilter())
       if let scenes = welcome["scenes"]?.array {
         outcome.finalScene = scenes.first?["state"] ?? .null
         #expect(outcome.finalScene == lastScene, "\(v.file): a late observer's welcome disagrees with the last scene message")
       }
     }
     outcome.errors = sourceMessages.filter { $0.type == "error" }.map { $0.removing("type") }
+    h.finish()
     return outcome
   }
 }
