@@ -6,8 +6,8 @@ public enum RelayAction {
   case resumeReading(Peer)
   /// Cut `peer` without waiting for its close handshake (the shutdown drain is over).
   case kill(Peer)
-  /// Call `tick(at:)` at this server time at the latest (`wakeFired(at:)` when it fires). A
-  /// later `.wake` replaces an earlier one.
+  /// Call `advance(to:)` at this server time at the latest. A later `.wake` replaces an
+  /// earlier one.
   case wake(at: Double)
   /// Shutdown is complete: stop serving.
   case finished

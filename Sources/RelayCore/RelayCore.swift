@@ -10,7 +10,7 @@ import TouchProtocol
 /// bus or a TUIO socket) tells it what happened and when, and carries out what it asks for.
 ///
 /// Events are its methods (`admit`, `open`, `receive`, `refuse`, `peerSentClose`, `closed`,
-/// `tick`, `requestShutdown`, ...), each with the server time it happened at (milliseconds on
+/// `advance`, `requestShutdown`, ...), each with the server time it happened at (milliseconds on
 /// the driver's monotonic clock). What to do comes back as `RelayAction`s, collected in one
 /// reused list the driver takes with `drainActions` once its callback is done. The peers with
 /// new output come in a list of their own (`drainOutputs`): it is the action of every message,
@@ -19,95 +19,52 @@ import TouchProtocol
 /// same times always give the same actions and bytes.
 public final class RelayCore {
   public let configuration: Configuration
-  let decoder: MessageDecoder
   var headroom: Int { configuration.headroom }
-  // @exclusivity(unchecked) on the properties the per-frame path mutates in place: Swift checks
-  // each such access of a class property at run time (ARCHITECTURE.md, "Exclusivity"), and
-  // these are reached from the driver's one thread only, in accesses that never overlap.
-  /// What the driver is to do, in order (reused: see `drainActions`).
-  @exclusivity(unchecked) var actions: [RelayAction] = []
-  @exclusivity(unchecked) private var draining: [RelayAction] = []
-  /// Peers with output the driver has not been told of (see `drainOutputs`), and the list
-  /// being handed over (both reused).
-  @exclusivity(unchecked) var outputs = PeerList()
-  @exclusivity(unchecked) private var drainingOutputs = PeerList()
-  /// Set while `drainActions` or `drainOutputs` hands things over. A call made from inside
-  /// its `body` (a callback that the driver's own library call caused at once) returns, and
-  /// the outer call's loop takes what was added: the lists are swapped and drained in place,
-  /// unchecked, and a nested swap would hand entries over twice or lose them.
-  @exclusivity(unchecked) private var handingOverActions = false
-  @exclusivity(unchecked) private var handingOverOutputs = false
-  /// The `touches` message of the frame being taken, once made: the frame's gesture messages
-  /// copy their origin from it (`broadcastGesture`). Set only while a frame is taken, so any
-  /// gesture broadcast meanwhile is that frame's source's, with its `seq` and `rt`.
-  @exclusivity(unchecked) var frameOrigin: FrameOrigin?
-  /// Messages written to their last peer, kept to write the next ones into (`recycle`).
-  @exclusivity(unchecked) var messagePool = MessagePool()
-  /// Every source's compact frames are read into this one, so its touch array is allocated
-  /// once, not per frame (`MessageDecoder.compactFrame(_:into:)`).
-  @exclusivity(unchecked) private var incomingFrame = Frame(seq: 0, t: 0, touches: [])
-  /// Lent to every source's engine in turn, so its lists stay in the cache (see `FrameScratch`).
-  @exclusivity(unchecked) private var frameScratch = FrameScratch()
+  /// The decoder and what reading a frame reuses.
+  var intake: FrameIntake
+  /// What the driver is to do, in order (see `drainActions`).
+  let actions = ActionList()
+  /// The peers with new output, and the pool of messages to write the next ones into.
+  let deliveries = Deliveries()
   /// Plain counters for `/metrics`, read by the driver when scraped.
-  @exclusivity(unchecked) public internal(set) var counters = RelayCounters()
+  public internal(set) var counters = RelayCounters()
   /// Times one frame in `RelayCounters.engineTimeSampling` in the engine, when set (the one
   /// place the core meets a clock, lent by the driver for a metric; nothing decided depends on it).
-  @exclusivity(unchecked) public var engineTiming: (any EngineTiming)?
-  // Public stored properties are checked at run time on every access, as other modules may
-  // reach them; those the per-frame path reads or writes are unchecked (see above).
+  public var engineTiming: (any EngineTiming)?
   /// The server time of the event being handled.
-  @exclusivity(unchecked) public internal(set) var now: Double
+  public internal(set) var now: Double
   public let startedAt: Double
 
-  public internal(set) var sessions: [String: Session] = [:]
-  /// Strong references to every open peer, until `closed`.
-  public internal(set) var peers: [ObjectIdentifier: Peer] = [:]
-  private var nextSerial = 1
-  /// Open peers per client address, for the per-address limit.
-  var peersByAddress: [String: Int] = [:]
-  /// Which refused upgrades are logged (see `admit`).
-  var refusalLog = RefusalLog()
-  /// Tokens and origins; replaced with `replaceAccess` (SIGHUP).
-  public internal(set) var access: AccessPolicy
-  private var nextSourceNumber = 1
-  /// A recording's replay gives the recorded source its recorded id.
-  public var fixedSourceID: String?
+  /// Peers and sessions.
+  var directory = PeerDirectory()
+  /// Tokens, origins, and which refusals were logged.
+  var admission: AdmissionState
   /// Shutdown was requested: no new peers; every peer drains, then closes with 1001.
-  @exclusivity(unchecked) public internal(set) var stopping = false
+  public internal(set) var stopping = false
   /// Shutdown is complete; `.finished` was emitted.
-  @exclusivity(unchecked) public internal(set) var finished = false
-  // Every timer below tells the driver when there comes to be, or ceases to be, anything to
-  // tick for (`timersChanged`).
-  /// When the shutdown drain ends, while it runs.
-  var drainDeadline: Double? { didSet { timersChanged() } }
-
-  /// The sources' engine deadlines, in server ms (see `DeadlineQueue`).
-  @exclusivity(unchecked) var deadlines = DeadlineQueue<Peer>() { didSet { timersChanged() } }
-  /// When the signed tokens of open peers expire, in server ms.
-  var tokenExpiries = DeadlineQueue<TokenExpiry>() { didSet { timersChanged() } }
-  /// Flooding peers whose reading is paused, and when the first of them is due back.
-  var pausedReaders: [Peer] = []
-  var resumeAt: Double? { didSet { timersChanged() } }
-  /// When the earliest departed source's resume window ends.
-  var sweepAt: Double? { didSet { timersChanged() } }
-  /// Peers with rate-limit refusals not reported yet, and when the first report is due.
-  var reportsOwed: [Peer] = []
-  var reportAt: Double? { didSet { timersChanged() } }
-  /// A timer was set or cleared since the last `tick` ran in full, which left `nextDue` as
-  /// `dueAtLastTick` (see `tick`).
-  @exclusivity(unchecked) var timersMoved = true
-  @exclusivity(unchecked) var dueAtLastTick: Double?
-  /// The server time of the last full tick: settling again at that time has nothing to fire.
-  @exclusivity(unchecked) var tickedAt = -Double.infinity
-  /// The wake-up the driver was last asked for (`.wake`), until it fires.
-  var wakeAt: Double?
+  public internal(set) var finished = false
+  /// Every timer, and the wake-up asked of the driver (the one owner of time).
+  var timers = Timers()
+  /// The flood rules' paused readers and owed reports.
+  var flood = FloodState()
   /// Set when this relay is a node of a cluster.
   public let cluster: ClusterState?
 
+  public var sessions: [String: Session] { directory.sessions }
+  /// Every open peer, until `closed`.
+  public var peers: [ObjectIdentifier: Peer] { directory.peers }
+  /// Tokens and origins; replaced with `replaceAccess` (SIGHUP).
+  public var access: AccessPolicy { admission.access }
+  /// A recording's replay gives the recorded source its recorded id.
+  public var fixedSourceID: String? {
+    get { directory.fixedSourceID }
+    set { directory.fixedSourceID = newValue }
+  }
+
   public init(configuration: Configuration, access: AccessPolicy = AccessPolicy(), at rt: Double) {
     self.configuration = configuration
-    self.access = access
-    decoder = MessageDecoder(limits: configuration.limits)
+    admission = AdmissionState(access: access)
+    intake = FrameIntake(limits: configuration.limits)
     cluster = configuration.cluster.map(ClusterState.init)
     now = rt
     startedAt = rt
@@ -128,40 +85,22 @@ public final class RelayCore {
 
   /// Hands every pending action to `body`, in order, and forgets them; actions that `body`'s
   /// own calls into the core cause are handed over in the same call.
-  public func drainActions(_ body: (RelayAction) -> Void) {
-    guard !handingOverActions else { return }
-    handingOverActions = true
-    defer { handingOverActions = false }
-    while !actions.isEmpty {
-      swap(&actions, &draining)
-      for action in draining { body(action) }
-      draining.removeAll(keepingCapacity: true)
-    }
-  }
+  public func drainActions(_ body: (RelayAction) -> Void) { actions.drain(body) }
 
   /// Hands `body` every peer that has messages (or its close) to send since the last call,
   /// each once: write what `nextMessage(for:)` gives, now or when the socket can take it; once
   /// it gives nothing, send `peer.closeToSend` if set.
-  public func drainOutputs(_ body: (Peer) -> Void) {
-    guard !handingOverOutputs else { return }
-    handingOverOutputs = true
-    defer { handingOverOutputs = false }
-    while !outputs.isEmpty {
-      // Peers announced meanwhile go to the other list, handed over next time round.
-      swap(&outputs, &drainingOutputs)
-      drainingOutputs.drain(body)
-    }
-  }
+  public func drainOutputs(_ body: (Peer) -> Void) { deliveries.drain(body) }
 
   /// A message the driver has written to a peer (from `nextMessage(for:)`) and holds no
   /// more: kept, with its buffer, for a later message if nothing else refers to it
   /// (`MessagePool`).
   public func recycle(_ message: consuming OutgoingMessage) {
-    messagePool.recycle(message)
+    deliveries.messagePool.recycle(message)
   }
 
   /// Actions or outputs are waiting to be taken (`drainActions`, `drainOutputs`).
-  public var hasPendingActions: Bool { !actions.isEmpty || !outputs.isEmpty }
+  public var hasPendingActions: Bool { !actions.isEmpty || !deliveries.isEmpty }
 
   /// Actions are waiting to be taken (`drainActions`): most events ask for none.
   public var hasActions: Bool { !actions.isEmpty }
@@ -182,7 +121,7 @@ public final class RelayCore {
     wallClock: Double? = nil, at rt: Double
   ) -> Peer {
     now = rt
-    let session = sessions[target.sessionName] ?? newSession(target.sessionName)
+    let session = directory.session(named: target.sessionName)
     let role: Peer.Role
     let filter: ObserverFilter
     let queue: ObserverQueue
@@ -201,11 +140,9 @@ public final class RelayCore {
         capacity: configuration.maxPendingErrors, hardLimit: configuration.maxPendingErrors * 2)
     }
     let peer = Peer(
-      serial: nextSerial, role: role, session: session, filter: filter, queue: queue, openedAt: rt,
+      serial: directory.takeSerial(), role: role, session: session, filter: filter, queue: queue, openedAt: rt,
       address: address, transport: transport)
-    nextSerial += 1
-    peers[ObjectIdentifier(peer)] = peer
-    peersByAddress[address, default: 0] += 1
+    directory.add(peer)
     switch role {
     case .source:
       session.sources.append(peer)
@@ -221,18 +158,12 @@ public final class RelayCore {
     return peer
   }
 
-  private func newSession(_ name: String) -> Session {
-    let s = Session(name: name)
-    sessions[name] = s
-    return s
-  }
-
   private func sendObserverWelcome(_ peer: Peer) {
     let sources = peer.session.activeSources.filter { peer.filter.wants(source: $0.info.id) }
     let scenes = sources.compactMap { s in s.engine.sceneState.map { (source: s.info.id, state: $0) } }
     let bytes = ServerMessage.observerWelcome(
       session: peer.session.name, sources: sources.map(\.info), scenes: scenes, limits: configuration.limits,
-      serverTime: now, headroom: headroom, cluster: clusterWelcome(for: peer))
+      serverTime: now, headroom: headroom, cluster: clusterNode?.clusterWelcome(for: peer))
     enqueue(OutgoingMessage(bytes, headroom: headroom, supersedable: false, at: now), to: peer)
   }
 
@@ -241,7 +172,7 @@ public final class RelayCore {
   /// One complete text message from `peer`, received at server time `rt`.
   public func receive(_ bytes: UnsafeRawBufferPointer, from peer: Peer, at rt: Double) {
     now = rt
-    peer.messagesIn += 1
+    peer.counts.messagesIn += 1
     counters.messagesIn += 1
     counters.bytesIn += bytes.count
     if configuration.record, peer.role == .source { emit(.record(peer, .message(Array(bytes), rt: rt))) }
@@ -252,13 +183,13 @@ public final class RelayCore {
       // The kept frame is moved out and back, not passed as it is: passing a class's stored
       // property retains its touch array for the call, as the call could replace it.
       var frame = Frame(seq: 0, t: 0, touches: [])
-      swap(&frame, &incomingFrame)
-      defer { swap(&frame, &incomingFrame) }
-      if let text = decoder.compactFrame(bytes, into: &frame) {
+      swap(&frame, &intake.frame)
+      defer { swap(&frame, &intake.frame) }
+      if let text = intake.decoder.compactFrame(bytes, into: &frame) {
         return handleFrame(frame, text: text, from: peer, rt: rt)
       }
     }
-    switch decoder.decode(bytes) {
+    switch intake.decoder.decode(bytes) {
     case .failure(let e):
       sendError(e, to: peer)
     case .success(let message):
@@ -279,7 +210,7 @@ public final class RelayCore {
   /// recorded (`--record` records WebSocket bytes).
   public func receive(decoded message: ClientMessage, from peer: Peer, at rt: Double) {
     now = rt
-    peer.messagesIn += 1
+    peer.counts.messagesIn += 1
     counters.messagesIn += 1
     peer.source?.prefetchEngine()
     guard peer.role == .source else { return }
@@ -360,34 +291,38 @@ public final class RelayCore {
     let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt, sourceMember: state.sourceMember)
     peer.session.prefetchObservers()
     state.engine.prefetchBuffers()
-    mirror(frame, origin: origin, in: peer.session, text: text)
+    let touches = mirror(frame, origin: origin, in: peer.session, text: text)
     mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
     counters.framesIn += 1
     // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record
-    // cost about a tenth of what the engine itself costs per frame.
+    // per frame would cost a fair part of what the engine itself costs.
     let timing = counters.framesIn % RelayCounters.engineTimeSampling == 1 ? engineTiming : nil
     let started = timing?.start() ?? 0
-    let out = state.engine.process(frame, scratch: &frameScratch)
+    let out = state.engine.process(frame, scratch: &intake.scratch)
     timing?.stop(started: started)
-    if let out { deliver(out, from: peer, origin: origin) }
-    // Let the message go: one still referenced after its write is not reused (`MessagePool`).
-    frameOrigin = nil
+    // The frame's gestures copy their origin from its `touches` message (`FrameOrigin`).
+    if let out { deliver(out, from: peer, origin: origin, frame: touches) }
     if arming { arm(peer, state) }
   }
 
   private func handleObserverControl(_ c: Control, from peer: Peer, rt: Double) {
     let candidates = peer.session.sources.filter { $0.source != nil }
     // A cluster node also reaches the sources of other nodes: the control goes there.
-    let remote = remoteControlTargets(in: peer.session)
+    let node = clusterNode
+    let remote = node?.remoteControlTargets(in: peer.session) ?? []
     let target: Peer?
     if let id = c.source {
       target = candidates.first { $0.source?.info.id == id }
       if target == nil, let r = remote.first(where: { $0.id == id }) {
-        return sendControl(c, to: r, in: peer.session, from: peer)
+        node?.sendControl(c, to: r, in: peer.session, from: peer)
+        return
       }
     } else if candidates.count + remote.count == 1 {
       target = candidates.first
-      if target == nil, let r = remote.first { return sendControl(c, to: r, in: peer.session, from: peer) }
+      if target == nil, let r = remote.first {
+        node?.sendControl(c, to: r, in: peer.session, from: peer)
+        return
+      }
     } else {
       target = nil
     }
@@ -419,21 +354,14 @@ public final class RelayCore {
       id = wanted
       resumed = true
       planSweep()
-    } else if let wanted = hello.resume, let remote = remoteSource(wanted, in: session.name) {
+    } else if let wanted = hello.resume, let node = clusterNode, let remote = node.remoteSource(wanted, in: session.name) {
       // A source of another node (dropped there, or its node died, or not known dead yet):
       // it is this node's now; that node gives it up when it hears the `rejoined`.
-      takeOver(remote, in: session.name)
+      node.takeOver(remote, in: session.name)
       id = wanted
       resumed = true
-    } else if let fixed = fixedSourceID {
-      id = fixed
-    } else if let cluster {
-      // Unique in the cluster without asking anyone: the node's name is part of it.
-      id = "\(cluster.node).s\(nextSourceNumber)"
-      nextSourceNumber += 1
     } else {
-      id = "s\(nextSourceNumber)"
-      nextSourceNumber += 1
+      id = directory.newSourceID(node: cluster?.node)
     }
     let engine = configuration.makeProcessor(for: hello)
     let state = SourceState(
@@ -457,7 +385,7 @@ public final class RelayCore {
 
   /// New tokens (the tokens file re-read on SIGHUP). Open peers keep their connections.
   public func replaceAccess(_ policy: AccessPolicy) {
-    access = policy
+    admission.access = policy
   }
 
   // MARK: - Health

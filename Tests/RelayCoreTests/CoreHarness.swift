@@ -52,17 +52,17 @@ final class CoreHarness {
   private(set) var clock: Double = -Double.infinity
 
   /// What a driver does when an event it brought in is done: fires what is due by then and
-  /// plans the wake-up (`settleTimers`), until nothing is left unsettled.
+  /// plans the wake-up (`advance()`), until nothing is left unsettled.
   func settle() {
     collect()
     while core.timersUnsettled {
-      core.settleTimers()
+      core.advance()
       collect()
     }
   }
 
   /// Lets server time run to `rt`, as a driver's clock would: every wake-up the core asks for
-  /// by then fires at exactly the time it asked for (`wakeFired(at:)`), and may ask for the
+  /// by then fires at exactly the time it asked for (`advance(to:)`), and may ask for the
   /// next, which fires too if it is due by `rt`. Nothing else happens meanwhile: the driver's
   /// own tick (`tickOnClock`) and every event are the caller's. The one way time passes here.
   func passTime(to rt: Double) {
@@ -77,7 +77,7 @@ final class CoreHarness {
       wake = nil
       if at < clock { Issue.record("the core asked for a wake-up at \(at), in the past of \(clock)") }
       advanceClock(to: at)
-      core.wakeFired(at: at)
+      core.advance(to: at)
       settle()
     }
   }
@@ -106,7 +106,7 @@ final class CoreHarness {
   /// A tick at `rt` (the driver's timer), after every wake-up due before then, then settled.
   func tickOnClock(at rt: Double) {
     let t = eventTime(rt)
-    core.tick(at: t)
+    core.advance(to: t)
     settle()
   }
 
@@ -416,7 +416,7 @@ final class CoreHarness {
   }
 
   func tick(at t: Double) {
-    core.tick(at: t)
+    core.advance(to: t)
     collect()
   }
 

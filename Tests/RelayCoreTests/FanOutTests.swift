@@ -149,7 +149,7 @@ import TouchProtocol
   }
 }
 
-/// The driver settles the core's timers when each event is done (`settleTimers`), reading no
+/// The driver advances the core's time when each event is done (`advance()`), reading no
 /// clock: a timer set or cleared plans the wake-up again, and a deadline that fell due between
 /// events fires at the next event's end, by that event's server time.
 @Suite struct SettleTimersTests {
@@ -159,18 +159,18 @@ import TouchProtocol
     let (src, _) = try h.source("s", at: 0)
     _ = h.take(obs)
     _ = h.takeActions()
-    h.core.settleTimers()
+    h.core.advance()
     #expect(!h.core.timersUnsettled)
     #expect(h.takeActions().compactMap(\.wakeTime).isEmpty)
     h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 100)
     h.send(h.frame(2, t: 1060, [(1, "ended", 10, 10)]), from: src, at: 160)
     // The double-tap wait is a deadline, 300 ms after the lift.
     #expect(h.core.timersUnsettled)
-    h.core.settleTimers()
+    h.core.advance()
     #expect(!h.core.timersUnsettled)
     #expect(h.takeActions().compactMap(\.wakeTime) == [460 + RelayCore.deadlineSlackMs])
     // Settling again with nothing moved and nothing due does nothing.
-    h.core.settleTimers()
+    h.core.advance()
     #expect(h.takeActions().isEmpty)
     #expect(h.take(obs).isEmpty)
   }
@@ -184,16 +184,16 @@ import TouchProtocol
     // A taps: its single tap is due at 460.
     h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: a, at: 100)
     h.send(h.frame(2, t: 1060, [(1, "ended", 10, 10)]), from: a, at: 160)
-    h.core.settleTimers()
+    h.core.advance()
     _ = h.takeActions()
     // B's idle frames before the deadline leave it pending.
     h.send(h.frame(1, t: 7000, []), from: b, at: 459)
-    h.core.settleTimers()
+    h.core.advance()
     #expect(h.take(obs).isEmpty)
     // The first event past it fires it, stamped with that event's server time.
     h.send(h.frame(2, t: 7010, []), from: b, at: 462)
     #expect(h.core.timersUnsettled)
-    h.core.settleTimers()
+    h.core.advance()
     let tap = h.take(obs)
     #expect(tap.map { $0["gesture"]?.string } == ["tap"])
     #expect(tap.first?["rt"]?.number == 462)
@@ -206,7 +206,7 @@ import TouchProtocol
     _ = h.takeActions()
     h.core.requestShutdown(at: 10)
     #expect(h.core.timersUnsettled)
-    h.core.settleTimers()
+    h.core.advance()
     #expect(h.takeActions().compactMap(\.wakeTime).count == 1)
   }
 

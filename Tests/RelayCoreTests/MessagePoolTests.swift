@@ -82,7 +82,7 @@ import TouchProtocol
             if recycling { h.core.recycle(consume m) }
           }
         }
-        kept = max(kept, h.core.messagePool.count)
+        kept = max(kept, h.core.deliveries.messagePool.count)
       }
       return (texts, kept)
     }

@@ -26,7 +26,7 @@ extension RelayCore {
       return refusal
     }
     guard let why = capacityRefusal(target, role: role, address: address) else { return nil }
-    if .warning >= configuration.logLevel, let unlogged = refusalLog.refused(address, at: now) {
+    if .warning >= configuration.logLevel, let unlogged = admission.refusalLog.refused(address, at: now) {
       log(
         .warning, "connection refused",
         [
@@ -43,7 +43,7 @@ extension RelayCore {
     if peers.count >= l.maxConnections {
       return "too many connections (\(l.maxConnections))"
     }
-    if peersByAddress[address, default: 0] >= l.maxConnectionsPerAddress {
+    if directory.peersByAddress[address, default: 0] >= l.maxConnectionsPerAddress {
       return "too many connections from one address (\(l.maxConnectionsPerAddress))"
     }
     let session = sessions[target.sessionName]

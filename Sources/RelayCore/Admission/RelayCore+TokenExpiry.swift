@@ -1,7 +1,7 @@
 /// Connections opened with a signed token end when the token does: closed with 1008 "token
 /// expired" at `exp` plus the leeway. The core has no wall clock, so the expiry becomes a server
 /// time when the connection opens, from the wall-clock time the driver gives with it
-/// (`exp + leeway − wallClock` seconds after `rt`), and is fired by `tick` like any deadline.
+/// (`exp + leeway − wallClock` seconds after `rt`), and is fired by `advance(to:)` like any deadline.
 extension RelayCore {
   /// The reason sent with the close.
   public static let tokenExpiredReason = "token expired"
@@ -15,11 +15,9 @@ extension RelayCore {
     case .allowed:
       return
     case .allowedUntil(let validUntil):
-      let expiry = TokenExpiry(peer: peer)
+      let expiry = TokenExpiry(peer: peer, due: rt + (validUntil - wallClock) * 1000)
       peer.tokenExpiry = expiry
-      let due = rt + (validUntil - wallClock) * 1000
-      peer.tokenExpiresAt = due
-      tokenExpiries.set(expiry, due: due)
+      timers.setTokenExpiry(expiry, due: expiry.due)
     case .missingToken, .wrongToken, .originNotAllowed:
       // Only if the keys were replaced, or the token expired, between the two callbacks.
       log(.notice, "token no longer accepted when the connection opened", ["conn": "\(peer.serial)"])
@@ -30,9 +28,9 @@ extension RelayCore {
 
   /// Closes every peer whose token expired by `rt`.
   func expireTokens(at rt: Double) {
-    while let expiry = tokenExpiries.popDue(rt) {
+    while let expiry = timers.popTokenExpiry(dueBy: rt) {
+      // Left on the peer (out of the queue): `tokenExpiresAt` still says when it was.
       let peer = expiry.peer
-      peer.tokenExpiry = nil
       // A peer already closing (shutdown, its own close) keeps the close it has.
       guard peer.isOpen else { continue }
       log(
@@ -45,8 +43,7 @@ extension RelayCore {
 
   /// `peer` is gone: its expiry too.
   func forgetTokenExpiry(_ peer: Peer) {
-    guard let expiry = peer.tokenExpiry else { return }
-    tokenExpiries.remove(expiry)
-    peer.tokenExpiry = nil
+    guard let expiry = peer.tokenExpiry, expiry.deadlineIndex != nil else { return }
+    timers.removeTokenExpiry(expiry)
   }
 }

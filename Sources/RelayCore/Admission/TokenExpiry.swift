@@ -2,9 +2,12 @@
 /// expiries (a `DeadlineQueue` of its own, since a source's one queue index is its engine's).
 final class TokenExpiry: DeadlineQueueItem {
   unowned let peer: Peer
+  /// Server ms.
+  let due: Double
   var deadlineIndex: Int?
 
-  init(peer: Peer) {
+  init(peer: Peer, due: Double) {
     self.peer = peer
+    self.due = due
   }
 }

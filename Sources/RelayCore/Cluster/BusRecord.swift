@@ -18,15 +18,19 @@ struct BusRecord {
   var rt: Double
   /// Gesture records: which gesture, its state, id and place (for the `cancelled` a node
   /// sends on behalf of a node that died).
-  var gesture: GestureKind = .tap
-  var gestureState: GestureState = .recognized
-  var gestureID = 0
-  var x = 0.0
-  var y = 0.0
+  var gesture = Gesture()
   /// `source` records: the event; `control`/`controlError`: the observer (node/serial).
   var arg: String
   var payload: Range<Int>
   var extra: Range<Int>
+
+  struct Gesture {
+    var kind: GestureKind = .tap
+    var state: GestureState = .recognized
+    var id = 0
+    var x = 0.0
+    var y = 0.0
+  }
 
   /// Largest payload a record may carry (a message is at most a few kB; scenes more).
   static let maxPayload = 1 << 20
@@ -55,12 +59,12 @@ struct BusRecord {
       let g = Int(try r.u8())
       let s = Int(try r.u8())
       guard g < GestureKind.allCases.count, s < GestureState.allCases.count else { throw .badKind(k) }
-      record.gesture = GestureKind.allCases[g]
-      record.gestureState = GestureState.allCases[s]
+      record.gesture.kind = GestureKind.allCases[g]
+      record.gesture.state = GestureState.allCases[s]
       // The engine numbers gestures from 1 (0: none); the id is written to observers as JSON.
-      record.gestureID = Int(try r.counter())
-      record.x = try r.f64()
-      record.y = try r.f64()
+      record.gesture.id = Int(try r.counter())
+      record.gesture.x = try r.f64()
+      record.gesture.y = try r.f64()
     }
     record.arg = try r.name(allowEmpty: true)
     record.payload = try r.payload(maxLength: maxPayload)

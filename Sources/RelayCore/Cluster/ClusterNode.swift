@@ -1,21 +1,32 @@
+import Logging
 import TouchProtocol
 
 /// A cluster node (protocol/README.md, "Cluster"): what this node puts on the bus for the
-/// others, and what it does with theirs. The bus driver (Redis in `RelayServer`) publishes what
-/// `takeBusData` gives on the node's channel and the notices of `.busNotice` on the nodes'
-/// channel, subscribes as `.busSubscribe` asks, and hands back what it reads. A source on
-/// another node reaches local observers here the way a local one does in `RelayCore+FanOut`:
-/// encoded once (by its node), queued for each observer whose filter wants it, dropped and
-/// counted when a queue is full, and with a gap in the bus reported as `dropped` before the
-/// next message.
-extension RelayCore {
+/// others, and what it does with theirs: the core's part for sources elsewhere. Its state is
+/// `ClusterState`; the core makes one of these for each event only when it is a node
+/// (`RelayCore.clusterNode`), so nothing here asks whether there is a cluster. The bus driver
+/// (Redis in `RelayServer`) publishes what `takeBusData` gives on the node's channel and the
+/// notices of `.busNotice` on the nodes' channel, subscribes as `.busSubscribe` asks, and hands
+/// back what it reads. A source on another node reaches local observers through the core's one
+/// fan-out (`RelayCore.fanOut`), as a local one does: encoded once (by its node), queued for
+/// each observer whose filter wants it, dropped and counted when a queue is full, and with a
+/// gap in the bus reported as `dropped` before the next message.
+struct ClusterNode {
+  /// The core this part routes its deliveries and actions through: a `ClusterNode` lives for
+  /// one call of the core's, which outlives it.
+  unowned(unsafe) let core: RelayCore
+  let cluster: ClusterState
+
+  private var now: Double { core.now }
+  private var headroom: Int { core.headroom }
+  private var configuration: RelayCore.Configuration { core.configuration }
+  private var sessions: [String: Session] { core.sessions }
+  private func log(
+    _ level: Logger.Level, _ message: String, _ metadata: @autoclosure () -> Logger.Metadata = [:]
+  ) { core.log(level, message, metadata()) }
+  private func emit(_ action: RelayAction) { core.emit(action) }
+
   // MARK: - What this node publishes
-
-  /// The data message to publish on this node's channel, if records are waiting.
-  public func takeBusData() -> [UInt8]? { cluster?.outbox.take() }
-
-  /// Bytes waiting for `takeBusData`.
-  public var busDataPending: Int { cluster?.outbox.byteCount ?? 0 }
 
   /// Appends one record about `session` to the outbox (a message of a local source, encoded
   /// once for local and remote observers alike).
@@ -23,7 +34,7 @@ extension RelayCore {
     _ kind: BusRecordKind, in session: Session, source: String, origin: Origin?, supersedable: Bool,
     gesture: GestureEvent? = nil, arg: String = "", payload: OutgoingMessage?, extra: [UInt8] = []
   ) {
-    guard let cluster, !cluster.busMuted else { return }
+    guard !cluster.busMuted else { return }
     if session.busStream == 0 {
       session.busStream = cluster.nextStream
       cluster.nextStream += 1
@@ -43,9 +54,7 @@ extension RelayCore {
 
   /// The driver's subscriptions are in place (the nodes' channel and every known node's): ask
   /// every node to announce its sources, so what changed while the bus was away is learned.
-  public func busConnected(at rt: Double) {
-    now = rt
-    guard let cluster else { return }
+  func busConnected(at rt: Double) {
     cluster.busUp = true
     cluster.busUpSince = rt
     log(.notice, "cluster bus up", ["node": "\(cluster.node)", "nodes": "\(cluster.nodes.count)"])
@@ -55,26 +64,22 @@ extension RelayCore {
 
   /// The bus is unreachable: local sessions go on; what other nodes send meanwhile is lost, and
   /// found as gaps once it is back.
-  public func busDisconnected(at rt: Double) {
-    now = rt
-    guard let cluster, cluster.busUp else { return }
+  func busDisconnected(at rt: Double) {
+    guard cluster.busUp else { return }
     cluster.busUp = false
     log(.warning, "cluster bus down", ["node": "\(cluster.node)"])
   }
 
   /// The driver subscribed to `node`'s data channel: ask it for its sources.
-  public func busSubscribed(node: String, at rt: Double) {
-    now = rt
-    guard let cluster, let remote = cluster.nodes[node] else { return }
+  func busSubscribed(node: String, at rt: Double) {
+    guard let remote = cluster.nodes[node] else { return }
     remote.syncAskedAt = nil
     askForSync(node)
   }
 
   /// Once a second (`ClusterRules.heartbeatInterval`): the heartbeat to publish; nodes silent
   /// past the timeout are dead; held sources whose time is up have left.
-  public func busHeartbeat(at rt: Double) -> [UInt8]? {
-    now = rt
-    guard let cluster else { return nil }
+  func busHeartbeat(at rt: Double) -> [UInt8]? {
     // A node that cannot hear the bus cannot tell a dead node from its own deafness.
     if cluster.busUp, rt - cluster.busUpSince >= cluster.rules.nodeTimeout {
       for remote in cluster.nodesByName where rt - remote.lastHeard > cluster.rules.nodeTimeout {
@@ -97,18 +102,10 @@ extension RelayCore {
     return NodeNotice(kind: .heartbeat, node: cluster.node, epoch: cluster.rules.epoch).encoded
   }
 
-  /// What a clean shutdown says last on the nodes' channel.
-  public var busGoodbye: [UInt8]? {
-    guard let cluster else { return nil }
-    return NodeNotice(kind: .bye, node: cluster.node, epoch: cluster.rules.epoch).encoded
-  }
-
   // MARK: - The nodes' channel
 
   /// A message on the nodes' channel.
-  public func busReceived(notice bytes: UnsafeRawBufferPointer, at rt: Double) {
-    now = rt
-    guard let cluster else { return }
+  func busReceived(notice bytes: UnsafeRawBufferPointer, at rt: Double) {
     let notice: NodeNotice
     switch NodeNotice.decode(bytes) {
     case .failure(let e):
@@ -133,7 +130,6 @@ extension RelayCore {
   /// `node` is alive; a node not known yet is subscribed to, one with a new epoch restarted.
   @discardableResult
   private func heard(_ node: String, epoch: UInt64, at rt: Double) -> RemoteNode? {
-    guard let cluster else { return nil }
     if let remote = cluster.nodes[node] {
       if remote.epoch != epoch {
         log(.notice, "cluster node restarted", ["node": "\(node)"])
@@ -153,7 +149,6 @@ extension RelayCore {
   /// `node` is gone. Died: its sources' active gestures are cancelled and the sources held for
   /// a resume on any node (`left` when the window ends). Left cleanly: its sources left with it.
   private func nodeGone(_ node: String, died: Bool) {
-    guard let cluster else { return }
     cluster.nodes[node] = nil
     emit(.busUnsubscribe(node: node))
     for remoteSession in cluster.directoryByName {
@@ -177,10 +172,9 @@ extension RelayCore {
   /// departed (by deadline, then id), as `sweepDeparted` lets them go: the same events give the
   /// same records in the same order.
   private func announceSources() {
-    guard let cluster else { return }
     cluster.syncRound += 1
     let round = "\(cluster.syncRound)"
-    for session in sessions.values.sorted(by: { $0.name < $1.name }) {
+    for session in core.directory.sessionsByName {
       for peer in session.sources {
         guard let state = peer.source else { continue }
         let joined = OutgoingMessage(
@@ -215,9 +209,7 @@ extension RelayCore {
 
   /// A data message read from another node's channel. Checked whole before any record acts:
   /// one that is not well-formed is counted and ignored.
-  public func busReceived(data bytes: UnsafeRawBufferPointer, at rt: Double) {
-    now = rt
-    guard let cluster else { return }
+  func busReceived(data bytes: UnsafeRawBufferPointer, at rt: Double) {
     cluster.counters.batchesIn += 1
     cluster.counters.bytesIn += bytes.count
     var reader = BusReader(bytes)
@@ -249,10 +241,10 @@ extension RelayCore {
 
   /// A record's message reaches observers as it is, in a text frame: it must be UTF-8 (a
   /// browser drops the connection over a frame that is not) and look like a JSON object. The
-  /// per-frame records are not parsed further: a full JSON check cost a tenth of the receiving
-  /// node's CPU, and only a node (or whoever else may publish to this Redis) writes them. What
-  /// this node keeps and splices into welcomes and snapshots (source info, scene states) is
-  /// checked as JSON.
+  /// per-frame records are not parsed further: a full JSON check was a large part of the
+  /// receiving node's CPU (PERFORMANCE.md, "Cluster over Redis"), and only a node (or whoever
+  /// else may publish to this Redis) writes them. What this node keeps and splices into
+  /// welcomes and snapshots (source info, scene states) is checked as JSON.
   private func check(_ record: BusRecord, in bytes: UnsafeRawBufferPointer) throws(BusFormatError) {
     let payload = UnsafeRawBufferPointer(rebasing: bytes[record.payload])
     let extra = UnsafeRawBufferPointer(rebasing: bytes[record.extra])
@@ -272,7 +264,6 @@ extension RelayCore {
   }
 
   private func apply(_ record: BusRecord, from node: String, bytes: UnsafeRawBufferPointer) {
-    guard let cluster else { return }
     switch record.kind {
     case .announceEnd:
       return endAnnouncement(from: node, round: UInt64(record.arg) ?? 0)
@@ -330,7 +321,7 @@ extension RelayCore {
       forward(payload, record, in: local) { $0.raw && $0.format == .json }
     case .gesture:
       if let source { track(record, of: source) }
-      forward(payload, record, in: local) { $0.format == .json && $0.wants(record.gesture) }
+      forward(payload, record, in: local) { $0.format == .json && $0.wants(record.gesture.kind) }
     case .scene:
       source?.sceneState = Array(extra)
       forward(payload, record, in: local) { _ in true }
@@ -363,7 +354,6 @@ extension RelayCore {
 
   /// The end of `node`'s answer to a `sync`: its sources that it did not announce are gone.
   private func endAnnouncement(from node: String, round: UInt64) {
-    guard let cluster else { return }
     cluster.nodes[node]?.synced = true
     for remoteSession in cluster.directoryByName {
       for source in remoteSession.sourcesInArrivalOrder where source.node == node && source.round != round {
@@ -379,18 +369,17 @@ extension RelayCore {
 
   private func newRemoteSession(_ name: String) -> RemoteSession {
     let s = RemoteSession(name: name)
-    cluster?.directory[name] = s
+    cluster.directory[name] = s
     return s
   }
 
   /// A session nobody here follows and no other node has sources in is forgotten.
   private func dropIfUnused(_ remoteSession: RemoteSession) {
     guard remoteSession.sources.isEmpty, sessions[remoteSession.name]?.observers.isEmpty ?? true else { return }
-    cluster?.directory[remoteSession.name] = nil
+    cluster.directory[remoteSession.name] = nil
   }
 
   private func upsert(_ id: String, node: String, info: SourceInfo, in remoteSession: RemoteSession) -> RemoteSource {
-    guard let cluster else { fatalError("a cluster node's rule") }
     if let s = remoteSession.sources[id] {
       if s.node != node {
         // It resumed on another node: what it had begun there ended with the old connection.
@@ -407,13 +396,13 @@ extension RelayCore {
   }
 
   private func track(_ record: BusRecord, of source: RemoteSource) {
-    switch record.gestureState {
+    let g = record.gesture
+    switch g.state {
     case .began, .changed:
-      source.active[record.gestureID] = GestureEvent(
-        id: record.gestureID, gesture: record.gesture, state: .cancelled, t: record.t, x: record.x, y: record.y,
-        touches: 0)
+      source.active[g.id] = GestureEvent(
+        id: g.id, gesture: g.kind, state: .cancelled, t: record.t, x: g.x, y: g.y, touches: 0)
     case .ended, .cancelled, .recognized:
-      source.active[record.gestureID] = nil
+      source.active[g.id] = nil
     }
   }
 
@@ -427,17 +416,13 @@ extension RelayCore {
       e.t = max(e.t, source.lastT)
       let origin = source.origin(t: e.t, rt: now)
       guard let local else { continue }
-      var message: OutgoingMessage?
-      for obs in local.observers
-      where obs.filter.format == .json && obs.filter.wants(source: source.id) && obs.filter.wants(e.gesture) {
-        let m =
-          message
-          ?? messagePool.message(
-            headroom: headroom, capacity: ServerMessage.gestureCapacity, supersedable: false,
-            createdAt: origin.createdAt
-          ) { ServerMessage.write(e, origin: origin, &$0) }
-        message = m
-        enqueue(m, to: obs)
+      _ = core.fanOut(to: local.observers, where: {
+        $0.filter.format == .json && $0.filter.wants(source: source.id) && $0.filter.wants(e.gesture)
+      }) {
+        core.deliveries.messagePool.message(
+          headroom: headroom, capacity: ServerMessage.gestureCapacity, supersedable: false,
+          createdAt: origin.createdAt
+        ) { ServerMessage.write(e, origin: origin, &$0) }
       }
     }
     source.active.removeAll()
@@ -448,28 +433,17 @@ extension RelayCore {
     _ payload: UnsafeRawBufferPointer, _ record: BusRecord, in local: Session?, wants: (ObserverFilter) -> Bool
   ) {
     guard let local else { return }
-    var message: OutgoingMessage?
-    for obs in local.observers where obs.filter.wants(source: record.source) && wants(obs.filter) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          copying: payload, headroom: headroom, supersedable: record.supersedable,
-          at: record.rt > 0 ? record.rt : now)
-      message = m
-      enqueue(m, to: obs)
+    _ = core.fanOut(to: local.observers, where: { $0.filter.wants(source: record.source) && wants($0.filter) }) {
+      OutgoingMessage(
+        copying: payload, headroom: headroom, supersedable: record.supersedable, at: record.rt > 0 ? record.rt : now)
     }
   }
 
   private func forwardSourceEvent(_ event: String, info: SourceInfo, in sessionName: String) {
     guard let local = sessions[sessionName] else { return }
-    var message: OutgoingMessage?
-    for obs in local.observers where obs.filter.wants(source: info.id) {
-      let m =
-        message
-        ?? OutgoingMessage(
-          ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false, at: now)
-      message = m
-      enqueue(m, to: obs)
+    _ = core.fanOut(to: local.observers, where: { $0.filter.wants(source: info.id) }) {
+      OutgoingMessage(
+        ServerMessage.sourceEvent(event, info, headroom: headroom), headroom: headroom, supersedable: false, at: now)
     }
   }
 
@@ -477,7 +451,6 @@ extension RelayCore {
   /// (`dropped`, then scene snapshots) before the next message it gets, and the node is asked
   /// for its sources again.
   private func gap(_ count: Int, from node: String, in local: Session?) {
-    guard let cluster else { return }
     cluster.counters.gaps += 1
     // Each gap is below 2^53 (BusReader's bound): clamped, the sum cannot overflow.
     cluster.counters.missedRecords = min(cluster.counters.missedRecords + count, ObserverQueue.countLimit)
@@ -485,7 +458,7 @@ extension RelayCore {
     if let local {
       for obs in local.observers where obs.isOpen {
         obs.queue.noteMissed(count)
-        announce(obs)
+        core.announce(obs)
       }
     }
     askForSync(node)
@@ -493,7 +466,7 @@ extension RelayCore {
 
   /// Asks `node` to announce its sources again, at most once a second.
   private func askForSync(_ node: String) {
-    guard let cluster, let remote = cluster.nodes[node] else { return }
+    guard let remote = cluster.nodes[node] else { return }
     if let asked = remote.syncAskedAt, now - asked < 1000 { return }
     remote.syncAskedAt = now
     emit(.busNotice(NodeNotice(kind: .sync, node: cluster.node, epoch: cluster.rules.epoch, target: node).encoded))
@@ -504,13 +477,13 @@ extension RelayCore {
   private func handOver(_ id: String, in sessionName: String) {
     guard let session = sessions[sessionName] else { return }
     if session.departed.removeValue(forKey: id) != nil {
-      planSweep()
-      if session.isEmpty { sessions[sessionName] = nil }
+      core.planSweep()
+      core.directory.forgetIfEmpty(session)
       return
     }
     for peer in session.sources where peer.source?.info.id == id {
       peer.handedOver = true
-      close(peer, .handedOver, "resumed on another node", drain: false)
+      core.close(peer, .handedOver, "resumed on another node", drain: false)
     }
   }
 
@@ -521,7 +494,6 @@ extension RelayCore {
   /// around the object, unknown members up to `maxMessageBytes`) is not what a record may carry,
   /// and the receiving node refuses a data message whole over one bad record.
   func sendControl(_ c: Control, to source: RemoteSource, in session: Session, from peer: Peer) {
-    guard let cluster else { return }
     var w = JSONWriter()
     w.beginObject()
     w.key("type")
@@ -552,15 +524,15 @@ extension RelayCore {
       let target = session.sources.first(where: { $0.source?.info.id == record.source }), let state = target.source
     else { return }
     let failure: ProtocolError?
-    switch decoder.decode(payload) {
+    switch core.intake.decoder.decode(payload) {
     case .success(.control(let c)):
-      failure = applyControl(c, to: target, state: state, rt: now)
+      failure = core.applyControl(c, to: target, state: state, rt: now)
     case .success:
       failure = ProtocolError(.notAllowed, "observers may only send 'control'")
     case .failure(let e):
       failure = e
     }
-    guard let failure, let cluster else { return }
+    guard let failure else { return }
     let bytes = ServerMessage.error(failure)
     bytes.withUnsafeBytes { b in
       cluster.outbox.append(
@@ -571,20 +543,19 @@ extension RelayCore {
   }
 
   private func controlErrorFromBus(_ record: BusRecord, payload: UnsafeRawBufferPointer, in local: Session?) {
-    guard let cluster, let local, let dot = record.arg.lastIndex(of: ".") else { return }
+    guard let local, let dot = record.arg.lastIndex(of: ".") else { return }
     guard record.arg[..<dot] == cluster.node, let serial = Int(record.arg[record.arg.index(after: dot)...]) else {
       return
     }
     guard let peer = local.observers.first(where: { $0.serial == serial }) else { return }
-    peer.errorsSent += 1
-    enqueue(OutgoingMessage(copying: payload, headroom: headroom, supersedable: false, at: now), to: peer)
+    peer.counts.errorsSent += 1
+    core.enqueue(OutgoingMessage(copying: payload, headroom: headroom, supersedable: false, at: now), to: peer)
   }
 
   // MARK: - What local peers see of other nodes
 
   /// The remote sources an observer's welcome lists, and their scenes.
   func clusterWelcome(for peer: Peer) -> ServerMessage.ClusterWelcome? {
-    guard let cluster else { return nil }
     let listed = (cluster.directory[peer.session.name]?.listed ?? []).filter { peer.filter.wants(source: $0.id) }
     return ServerMessage.ClusterWelcome(
       node: cluster.node, busUp: cluster.busUp, sources: listed.map(\.info),
@@ -593,7 +564,7 @@ extension RelayCore {
 
   /// After a gap: a snapshot of every remote scene the observer follows.
   func remoteSnapshots(for peer: Peer) -> [OutgoingMessage] {
-    guard let cluster, let remote = cluster.directory[peer.session.name] else { return [] }
+    guard let remote = cluster.directory[peer.session.name] else { return [] }
     return remote.listed.compactMap { s in
       guard peer.filter.wants(source: s.id), let state = s.sceneState else { return nil }
       let bytes = ServerMessage.scene(
@@ -604,18 +575,18 @@ extension RelayCore {
 
   /// A source id another node has (or held): a `hello.resume` for it may take it over here.
   func remoteSource(_ id: String, in session: String) -> RemoteSource? {
-    cluster?.directory[session]?.sources[id]
+    cluster.directory[session]?.sources[id]
   }
 
   /// Takes a remote source over for a local `hello.resume`: its active gestures are cancelled
   /// for local observers, and it is this node's from now on.
   func takeOver(_ source: RemoteSource, in session: String) {
     cancelActive(source, in: session)
-    cluster?.directory[session]?.sources[source.id] = nil
+    cluster.directory[session]?.sources[source.id] = nil
   }
 
   /// A source that only another node has, for a `control` naming it (or the only one).
   func remoteControlTargets(in session: Session) -> [RemoteSource] {
-    cluster?.directory[session.name]?.listed ?? []
+    cluster.directory[session.name]?.listed ?? []
   }
 }

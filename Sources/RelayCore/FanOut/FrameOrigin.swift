@@ -1,7 +1,8 @@
-/// The `touches` message written for the frame being taken, and where in its bytes its
-/// origin's members are: a gesture of the same origin (the frame's own time) copies them
-/// instead of writing its source, `seq`, `t` and `rt` again (about 700 instructions a message).
-/// Plain values and one reference: copying the origin itself in and out cost more than that.
+/// The `touches` message written for a frame (`RelayCore.mirror`), handed to the gestures the
+/// same frame causes (`deliver`), and where in its bytes its origin's members are: a gesture of
+/// the same origin (the frame's own time) copies them instead of writing its source, `seq`, `t`
+/// and `rt` again. Plain values and one reference: copying the origin itself in and out would
+/// cost more than the copy saves.
 struct FrameOrigin {
   let message: OutgoingMessage
   /// Within `message.bytes`.

@@ -2,8 +2,8 @@ import TouchProtocol
 
 /// Messages written to their last peer that nothing refers to any more, kept with their
 /// buffers: the next `touches` or `gesture` message is written into one of them rather than
-/// into a new object and a new buffer. Those were two allocations and two frees a message, a
-/// twentieth of the server's instructions per frame.
+/// into a new object and a new buffer: two allocations and two frees a message fewer
+/// (PERFORMANCE.md, "Measurements that code comments used to carry").
 ///
 /// The driver hands a message back (`RelayCore.recycle`) once it has written it; the pool keeps
 /// it only if that was the last reference (a fan-out's message comes back from each observer,

@@ -5,13 +5,14 @@ import TouchProtocol
 /// is full drops what a later message supersedes (`ObserverQueue`); a peer whose undroppable
 /// messages pile past the hard limit is closed (1008).
 extension RelayCore {
-  func deliver(_ out: EngineOutput, from peer: Peer, origin: Origin) {
+  /// `frame`: the `touches` message of the frame that caused `out`, if one was made (`mirror`).
+  func deliver(_ out: EngineOutput, from peer: Peer, origin: Origin, frame: FrameOrigin? = nil) {
     for e in out.errors { sendError(e, to: peer) }
     counters.gestureEvents += out.events.count
     for event in out.events {
       var o = origin
       o.t = event.t
-      broadcastGesture(event, origin: o, in: peer.session)
+      broadcastGesture(event, origin: o, in: peer.session, frame: frame)
     }
     if let scene = out.scene { broadcastScene(scene, source: origin.source, origin: origin, in: peer.session) }
   }
@@ -29,11 +30,11 @@ extension RelayCore {
 
   /// `text`: the parts of the source's message that are the server's own text for them
   /// (`MessageDecoder.compactFrame`): copied, not written again.
-  /// The message made is kept as `frameOrigin` (see there) until the frame is done.
-  func mirror(_ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText()) {
+  /// Returns the message made, for the frame's gestures to copy their origin from.
+  func mirror(_ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText()) -> FrameOrigin? {
     var originText = 0..<0
     func make() -> OutgoingMessage {
-      messagePool.message(
+      deliveries.messagePool.message(
         headroom: headroom, capacity: ServerMessage.touchesCapacity(frame, text: text), supersedable: true,
         createdAt: origin.createdAt
       ) { originText = ServerMessage.write(frame, origin: origin, text: text, &$0) }
@@ -41,19 +42,21 @@ extension RelayCore {
     var message = fanOut(to: session.observers, where: {
       $0.filter.raw && $0.filter.format == .json && $0.filter.wants(source: origin.source)
     }, make)
-    if cluster != nil {
+    if let node = clusterNode {
       let m = message ?? make()
       message = m
-      publish(.touches, in: session, source: origin.source, origin: origin, supersedable: true, payload: m)
+      node.publish(.touches, in: session, source: origin.source, origin: origin, supersedable: true, payload: m)
     }
-    if let message { frameOrigin = FrameOrigin(message: message, members: originText, t: origin.t) }
+    guard let message else { return nil }
+    return FrameOrigin(message: message, members: originText, t: origin.t)
   }
 
-  func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session) {
+  /// `frame`: the `touches` message of the frame that caused `e`, if any (see `deliver`).
+  func broadcastGesture(_ e: GestureEvent, origin: Origin, in session: Session, frame: FrameOrigin? = nil) {
     // Most of a frame's gestures have its time: their origin is in its `touches` message.
-    let sameOrigin = frameOrigin.flatMap { $0.t == origin.t ? $0 : nil }
+    let sameOrigin = frame.flatMap { $0.t == origin.t ? $0 : nil }
     func make() -> OutgoingMessage {
-      messagePool.message(
+      deliveries.messagePool.message(
         headroom: headroom, capacity: ServerMessage.gestureCapacity, supersedable: e.state.isSupersedable,
         createdAt: origin.createdAt
       ) { w in
@@ -64,8 +67,8 @@ extension RelayCore {
     let message = fanOut(to: session.observers, where: {
       $0.filter.format == .json && $0.filter.wants(source: origin.source) && $0.filter.wants(e.gesture)
     }, make)
-    if cluster != nil {
-      publish(
+    if let node = clusterNode {
+      node.publish(
         .gesture, in: session, source: origin.source, origin: origin, supersedable: e.state.isSupersedable,
         gesture: e, payload: message ?? make())
     }
@@ -80,8 +83,8 @@ extension RelayCore {
         headroom: headroom, supersedable: true, at: now)
     }
     let message = fanOut(to: session.observers, where: { $0.filter.wants(source: source) }, make)
-    if cluster != nil {
-      publish(
+    if let node = clusterNode {
+      node.publish(
         .scene, in: session, source: source, origin: origin, supersedable: true, payload: message ?? make(),
         extra: ServerMessage.sceneState(state))
     }
@@ -94,15 +97,15 @@ extension RelayCore {
         at: now)
     }
     let message = fanOut(to: session.observers, where: { $0.filter.wants(source: info.id) }, make)
-    if cluster != nil {
-      publish(
+    if let node = clusterNode {
+      node.publish(
         .source, in: session, source: info.id, origin: nil, supersedable: false, arg: event, payload: message ?? make(),
         extra: ServerMessage.sourceInfoJSON(info))
     }
   }
 
   func sendError(_ e: ProtocolError, to peer: Peer) {
-    peer.errorsSent += 1
+    peer.counts.errorsSent += 1
     counters.error(e.code.rawValue)
     // Errors to a peer that does not read may be dropped (and counted), never block it.
     let bytes = ServerMessage.error(e, headroom: headroom)
@@ -124,7 +127,7 @@ extension RelayCore {
   func announce(_ peer: Peer) {
     guard !peer.announced else { return }
     peer.announced = true
-    outputs.append(peer)
+    deliveries.append(peer)
   }
 
   /// Closes `peer` with `code` once its queue has drained, or as soon as it can be written if
@@ -141,7 +144,7 @@ extension RelayCore {
     }
     // Always: the driver sends the close once the queue is empty.
     peer.announced = true
-    outputs.append(peer)
+    deliveries.append(peer)
   }
 
   // MARK: - Output
@@ -152,7 +155,7 @@ extension RelayCore {
   public func nextMessage(for peer: Peer) -> OutgoingMessage? {
     let m = takeMessage(peer)
     if let m {
-      peer.messagesOut += 1
+      peer.counts.messagesOut += 1
       counters.messagesOut += 1
       counters.bytesOut += m.payloadCount
     }
@@ -173,7 +176,7 @@ extension RelayCore {
             source: s.info.id, state: scene, origin: s.origin(t: s.lastT, rt: s.lastRT), headroom: headroom)
           peer.priority.append(OutgoingMessage(bytes, headroom: headroom, supersedable: true, at: now))
         }
-        peer.priority.append(contentsOf: remoteSnapshots(for: peer))
+        if let node = clusterNode { peer.priority.append(contentsOf: node.remoteSnapshots(for: peer)) }
       } else {
         counters.droppedForSources += missed
       }

@@ -13,26 +13,19 @@ extension RelayCore {
     }
     // Every frame from the first on, wanted or not: velocities and session ids need them all.
     guard let bundle = state.tuioWriter?.bundle(for: frame, device: state.info.device) else { return }
-    var message: OutgoingMessage?
-    for obs in session.observers where obs.filter.format == .tuio && obs.filter.wants(source: origin.source) {
-      let m = message ?? osc(.bundle(bundle), supersedable: true, at: origin.rt)
-      message = m
-      enqueue(m, to: obs)
+    _ = fanOut(to: session.observers, where: { $0.filter.format == .tuio && $0.filter.wants(source: origin.source) }) {
+      osc(.bundle(bundle), supersedable: true, at: origin.rt)
     }
   }
 
   func broadcastGestureTUIO(_ e: GestureEvent, origin: Origin, in session: Session) {
     guard let state = session.sources.first(where: { $0.source?.info.id == origin.source })?.source else { return }
-    var message: OutgoingMessage?
-    for obs in session.observers
-    where obs.filter.format == .tuio && obs.filter.wants(source: origin.source) && obs.filter.wants(e.gesture) {
-      let m =
-        message
-        ?? osc(
-          .message(TUIOGestureMessage.message(e, source: origin.source, device: state.info.device)),
-          supersedable: e.state.isSupersedable, at: origin.rt)
-      message = m
-      enqueue(m, to: obs)
+    _ = fanOut(to: session.observers, where: {
+      $0.filter.format == .tuio && $0.filter.wants(source: origin.source) && $0.filter.wants(e.gesture)
+    }) {
+      osc(
+        .message(TUIOGestureMessage.message(e, source: origin.source, device: state.info.device)),
+        supersedable: e.state.isSupersedable, at: origin.rt)
     }
   }
 

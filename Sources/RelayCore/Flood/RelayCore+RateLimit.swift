@@ -19,9 +19,9 @@ extension RelayCore {
 
   /// Whether a `control` from `peer` passes its rate (the gate is made at its first control).
   func admitsControl(from peer: Peer, at rt: Double) -> Bool {
-    var gate = peer.controlGate ?? RateGate(perSecond: Double(configuration.limits.maxControlsPerSecond), now: rt)
+    var gate = peer.flood.controlGate ?? RateGate(perSecond: Double(configuration.limits.maxControlsPerSecond), now: rt)
     let verdict = gate.take(at: rt)
-    peer.controlGate = gate
+    peer.flood.controlGate = gate
     let admitted = carryOut(
       verdict, on: peer, what: "control", limit: configuration.limits.maxControlsPerSecond, seq: nil)
     if let due = gate.reportDue { owesReport(peer, at: due) }
@@ -43,34 +43,34 @@ extension RelayCore {
 
   /// `peer` has refusals not reported yet, owed their report at `due` (see `RateGate.reportDue`).
   private func owesReport(_ peer: Peer, at due: Double) {
-    if !peer.owesReport {
-      peer.owesReport = true
-      reportsOwed.append(peer)
+    if !peer.flood.owesReport {
+      peer.flood.owesReport = true
+      flood.reportsOwed.append(peer)
     }
-    if reportAt.map({ due < $0 }) ?? true { reportAt = due }
+    timers.setEarlier(.reportsDue, due)
   }
 
   /// Sends every report whose time has come at `rt`: a peer that went quiet after its last
   /// refusal hears of it within one window (`FloodRules.windowMs`).
   func sendOverdueReports(at rt: Double) {
-    guard let due = reportAt, due <= rt else { return }
-    reportAt = nil
-    let owed = reportsOwed
-    reportsOwed.removeAll()
+    guard timers.due(.reportsDue, at: rt) else { return }
+    timers.set(.reportsDue, nil)
+    let owed = flood.reportsOwed
+    flood.reportsOwed.removeAll()
     for peer in owed {
-      peer.owesReport = false
+      peer.flood.owesReport = false
       guard peer.isOpen else { continue }
       if let state = peer.source, let n = state.frameGate.takeOverdueReport(at: rt) {
         reportRefusals(
           n, what: "frame", limit: configuration.limits.maxFramesPerSecond, seq: state.lastRateLimitedSeq, to: peer)
       }
-      if var gate = peer.controlGate, let n = gate.takeOverdueReport(at: rt) {
-        peer.controlGate = gate
+      if var gate = peer.flood.controlGate, let n = gate.takeOverdueReport(at: rt) {
+        peer.flood.controlGate = gate
         reportRefusals(n, what: "control", limit: configuration.limits.maxControlsPerSecond, seq: nil, to: peer)
       }
       // Still owed (not yet due): listed again.
       if let due = peer.source?.frameGate.reportDue { owesReport(peer, at: due) }
-      if let due = peer.controlGate?.reportDue { owesReport(peer, at: due) }
+      if let due = peer.flood.controlGate?.reportDue { owesReport(peer, at: due) }
     }
   }
 }

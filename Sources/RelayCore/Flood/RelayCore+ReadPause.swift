@@ -7,8 +7,8 @@ extension RelayCore {
   /// Counts an error sent to `peer`; past `FloodRules.maxErrorsPerWindow` in its window, stops
   /// reading it until the window ends.
   func erred(_ peer: Peer, at rt: Double) {
-    guard peer.errorWindow.add(at: rt) > FloodRules.maxErrorsPerWindow else { return }
-    pauseReading(peer, until: peer.errorWindow.end)
+    guard peer.flood.errorWindow.add(at: rt) > FloodRules.maxErrorsPerWindow else { return }
+    pauseReading(peer, until: peer.flood.errorWindow.end)
   }
 
   /// Stops reading `peer` (unless it is paused or stopped already) until `due`, server ms.
@@ -17,16 +17,15 @@ extension RelayCore {
     peer.reading = .paused(until: due)
     emit(.pauseReading(peer))
     counters.readPauses += 1
-    pausedReaders.append(peer)
-    if resumeAt.map({ due < $0 }) ?? true { resumeAt = due }
+    flood.pausedReaders.append(peer)
+    timers.setEarlier(.readersResume, due)
   }
 
   /// Reads again every paused peer whose pause is over at `rt` (unless it is closing).
   func resumeReaders(at rt: Double) {
-    guard let due = resumeAt, due <= rt else { return }
-    resumeAt = nil
+    guard timers.due(.readersResume, at: rt) else { return }
     var next: Double?
-    pausedReaders.removeAll { peer in
+    flood.pausedReaders.removeAll { peer in
       guard case .paused(let until) = peer.reading else { return true }
       guard until <= rt else {
         next = min(next ?? until, until)
@@ -36,7 +35,7 @@ extension RelayCore {
       if case .open = peer.lifecycle { emit(.resumeReading(peer)) }
       return true
     }
-    resumeAt = next
+    timers.set(.readersResume, next)
   }
 
   /// Reads no more of `peer`, which is being closed for what it sent (this bounds the work a

@@ -5,8 +5,7 @@ import TouchProtocol
 /// The gesture engine behind the server's `GestureProcessor` seam, held in place: each call
 /// forwards to the `SourceEngine` and returns the engine's own output.
 final class EngineProcessor: GestureProcessor {
-  // Unchecked exclusivity: see the comment on `RelayCore.actions`.
-  @exclusivity(unchecked) private var engine: SourceEngine
+  private var engine: SourceEngine
 
   init(hello: Hello, maxFingers: Int) {
     engine = SourceEngine(hello: hello, maxFingers: maxFingers)

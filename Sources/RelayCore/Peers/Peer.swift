@@ -21,36 +21,27 @@ public final class Peer: DeadlineQueueItem {
     get { handle }
     set { handle = newValue }
   }
-  // Unchecked exclusivity: see the comment on `RelayCore.actions`. Another module's read of a
-  // public stored property is checked at run time whatever the attribute says, so what the
-  // driver reads per message goes through computed properties (`transport`, `isOpen`, ...).
-  @exclusivity(unchecked) var handle: UnsafeMutableRawPointer?
-  @exclusivity(unchecked) public internal(set) var lifecycle = PeerLifecycle.open
+  var handle: UnsafeMutableRawPointer?
+  public internal(set) var lifecycle = PeerLifecycle.open
   /// The driver was told of pending output (`drainOutputs`) and has not taken all of it yet: more
   /// messages need no new action.
-  @exclusivity(unchecked) var announced = false
-  @exclusivity(unchecked) public internal(set) var reading = ReadState.reading
-  @exclusivity(unchecked) var queue: ObserverQueue
+  var announced = false
+  public internal(set) var reading = ReadState.reading
+  var queue: ObserverQueue
   /// Sent before the queue: the notices that follow a drop (scene snapshots).
-  @exclusivity(unchecked) var priority: [OutgoingMessage] = []
+  var priority: [OutgoingMessage] = []
   /// Set once the source has said hello.
-  @exclusivity(unchecked) public internal(set) var source: SourceState?
+  public internal(set) var source: SourceState?
   /// Where this source's engine deadline sits in the core's `DeadlineQueue`, if it is there.
-  @exclusivity(unchecked) public var deadlineIndex: Int?
-  @exclusivity(unchecked) public internal(set) var messagesIn = 0
-  @exclusivity(unchecked) public internal(set) var messagesOut = 0
-  @exclusivity(unchecked) public internal(set) var errorsSent = 0
-  /// `control` messages per second this peer may send (made at its first control).
-  @exclusivity(unchecked) var controlGate: RateGate?
-  /// Errors sent to this peer in the current window (`RelayCore.erred`).
-  var errorWindow = WindowCount()
-  /// Listed in the core's `reportsOwed`: refusals not reported yet.
-  var owesReport = false
+  public var deadlineIndex: Int?
+  /// Messages in and out, errors sent.
+  public internal(set) var counts = PeerCounts()
+  /// Its rates and error window (`FloodRules`).
+  var flood = PeerFloodState()
   /// A source that resumed on another cluster node: it closes without `left` or a resume window.
   var handedOver = false
-  /// Admitted with a signed token: when it expires (server ms), and its place in the core's
-  /// queue of expiries.
-  public internal(set) var tokenExpiresAt: Double?
+  /// Admitted with a signed token: when it expires, and its place in the core's queue of
+  /// expiries.
   var tokenExpiry: TokenExpiry?
 
   init(
@@ -66,6 +57,13 @@ public final class Peer: DeadlineQueueItem {
     self.address = address
     handle = transport
   }
+
+  public var messagesIn: Int { counts.messagesIn }
+  public var messagesOut: Int { counts.messagesOut }
+  public var errorsSent: Int { counts.errorsSent }
+
+  /// When its signed token expires (server ms), if it was admitted with one.
+  public var tokenExpiresAt: Double? { tokenExpiry?.due }
 
   /// Messages are waiting (or a `dropped` notice is owed).
   public var hasPendingOutput: Bool { !priority.isEmpty || !queue.isEmpty || queue.dropped > 0 }

@@ -105,7 +105,7 @@ extension RelayCore {
         } else {
           session.departed[state.info.id] = DepartedSource(
             info: state.info, deadline: rt + configuration.resumeWindow * 1000)
-          publish(
+          clusterNode?.publish(
             .departed, in: session, source: state.info.id, origin: nil, supersedable: false, payload: nil,
             extra: ServerMessage.sourceInfoJSON(state.info))
           planSweep()
@@ -121,11 +121,8 @@ extension RelayCore {
       ])
     peer.source = nil
     peer.handle = nil
-    peers[ObjectIdentifier(peer)] = nil
-    if let n = peersByAddress[peer.address] {
-      peersByAddress[peer.address] = n > 1 ? n - 1 : nil
-    }
-    if session.isEmpty { sessions[session.name] = nil }
+    directory.remove(peer)
+    directory.forgetIfEmpty(session)
     if stopping && peers.isEmpty { finish() }
   }
 
@@ -138,37 +135,30 @@ extension RelayCore {
     guard !stopping else { return }
     stopping = true
     log(.info, "shutting down", ["connections": "\(peers.count)"])
-    for peer in peersInAdmissionOrder {
+    for peer in directory.peersInAdmissionOrder {
       close(peer, .goingAway, "server shutting down", drain: true)
     }
     if peers.isEmpty {
       finish()
     } else {
-      drainDeadline = rt + configuration.drainTimeout * 1000
+      timers.set(.drainEnds, rt + configuration.drainTimeout * 1000)
     }
   }
 
   /// At the drain deadline, anything still open is cut; the driver stops right after.
   func drainDeadlinePassed() {
-    drainDeadline = nil
+    timers.set(.drainEnds, nil)
     if !peers.isEmpty {
       log(.warning, "drain deadline passed, cutting connections", ["open": "\(peers.count)"])
-      for peer in peersInAdmissionOrder { emit(.kill(peer)) }
+      for peer in directory.peersInAdmissionOrder { emit(.kill(peer)) }
     }
     finish()
-  }
-
-  /// Every open peer, oldest first: `peers` is a dictionary, whose order changes from one
-  /// process to the next (Swift seeds its hashing per process), and the closes and kills of a
-  /// shutdown must come in the same order for the same events.
-  private var peersInAdmissionOrder: [Peer] {
-    peers.values.sorted { $0.serial < $1.serial }
   }
 
   private func finish() {
     guard !finished else { return }
     finished = true
-    drainDeadline = nil
+    timers.set(.drainEnds, nil)
     emit(.finished)
   }
 }

@@ -6,9 +6,8 @@ import TouchProtocol
 public final class Session {
   public let name: String
   /// In join order, so `welcome` lists sources the same way every time.
-  // Unchecked exclusivity: read for every fan-out (see `RelayCore.actions`).
-  @exclusivity(unchecked) public internal(set) var sources: [Peer] = []
-  @exclusivity(unchecked) public internal(set) var observers: [Peer] = [] {
+  public internal(set) var sources: [Peer] = []
+  public internal(set) var observers: [Peer] = [] {
     didSet {
       tuioObservers = observers.reduce(0) { $0 + ($1.filter.format == .tuio ? 1 : 0) }
       observersBuffer = hintAddress(of: observers)
@@ -18,17 +17,17 @@ public final class Session {
   /// Where `observers`' storage and its first peer are, kept as they change, for
   /// `prefetchObservers`: reading the array itself would retain it, the very cache miss a
   /// prefetch is meant to hide. Hints only: nothing reads or writes through them.
-  @exclusivity(unchecked) private var observersBuffer: UnsafeRawPointer?
-  @exclusivity(unchecked) private var firstObserver: UnsafeRawPointer?
+  private var observersBuffer: UnsafeRawPointer?
+  private var firstObserver: UnsafeRawPointer?
   /// Observers that asked for `format=tuio`: counted when observers come and go, as every
   /// frame asks (an observer's filter is set when it opens).
-  @exclusivity(unchecked) private(set) var tuioObservers = 0
+  private(set) var tuioObservers = 0
   /// Sources that dropped without a clean close and may still resume, by source id.
   public internal(set) var departed: [String: DepartedSource] = [:]
   /// A cluster node's stream of records for this session on the bus, and the number of its
   /// last record (`RelayCore.publish`).
   var busStream: UInt64 = 0
-  @exclusivity(unchecked) var busSeq: UInt64 = 0
+  var busSeq: UInt64 = 0
 
   init(name: String) {
     self.name = name

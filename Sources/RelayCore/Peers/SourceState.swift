@@ -4,21 +4,20 @@ import TouchProtocol
 
 /// A source peer's protocol state once it has said hello.
 public final class SourceState {
-  @exclusivity(unchecked) public internal(set) var info: SourceInfo
-  // Unchecked exclusivity: see the comment on `RelayCore.actions`.
-  @exclusivity(unchecked) var validator = SourceValidator()
+  public internal(set) var info: SourceInfo
+  var validator = SourceValidator()
   let engine: any GestureProcessor
   /// Server ms minus device ms on the latest frame: maps engine deadlines to server time.
-  @exclusivity(unchecked) var clockOffset: Double?
-  @exclusivity(unchecked) public internal(set) var lastSeq: Int64 = 0
-  @exclusivity(unchecked) public internal(set) var lastT: Double = 0
-  @exclusivity(unchecked) public internal(set) var lastRT: Double = 0
+  var clockOffset: Double?
+  public internal(set) var lastSeq: Int64 = 0
+  public internal(set) var lastT: Double = 0
+  public internal(set) var lastRT: Double = 0
   /// The engine deadline (device time) the core's `DeadlineQueue` holds for it, if any.
-  @exclusivity(unchecked) var armedDeadline: Double?
+  var armedDeadline: Double?
 
   /// Frames per second allowed from this source, and the `seq` of the last it refused (named
   /// in the `rate_limited` error).
-  @exclusivity(unchecked) var frameGate: RateGate
+  var frameGate: RateGate
   var lastRateLimitedSeq: Int64 = 0
   /// This source's frames as TUIO bundles, from the first `format=tuio` observer on (its
   /// velocities and session ids need every frame after that).

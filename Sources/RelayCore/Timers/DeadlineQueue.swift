@@ -4,14 +4,15 @@ protocol DeadlineQueueItem: AnyObject {
   var deadlineIndex: Int? { get set }
 }
 
-/// The sources' engine deadlines in server time, earliest first: a binary min-heap that knows
-/// where each item sits, so a deadline that moves or goes away costs O(log n).
+/// Deadlines in server time, earliest first (the sources' engine deadlines, signed tokens'
+/// expiries: see `Timers`): a binary min-heap that knows where each item sits, so a deadline
+/// that moves or goes away costs O(log n).
 ///
 /// Why not one libev timer per source: with hundreds of sources some deadline is always a
 /// millisecond or two away, so every blocking wait got a timeout under the kernel's 4 ms tick,
-/// which on this VM costs 6–10 µs more per wake-up (ARCHITECTURE.md, "One deadline queue").
-/// The relay instead checks this queue once per loop iteration and keeps one wake-up timer for
-/// when the loop would otherwise sleep past the earliest deadline. Hand-written: swift-collections'
+/// which makes each wake-up dearer (ARCHITECTURE.md, "One deadline queue"). The relay instead
+/// fires what is due when each event is done and keeps one wake-up timer for when the loop
+/// would otherwise sleep past the earliest deadline. Hand-written: swift-collections'
 /// `Heap` cannot move or remove an element it holds, which every re-armed or closed source needs.
 struct DeadlineQueue<Item: DeadlineQueueItem> {
   private var entries: [(due: Double, item: Item)] = []

@@ -16,17 +16,14 @@ final class LWSDriver {
   let headroom = Int(tr_lws_pre())
   /// Shared by every batched write (one at a time, on the service thread).
   let batch: FrameBatch
-  // @exclusivity(unchecked) on the properties the per-frame path mutates in place: Swift checks
-  // each such access of a class property at run time (ARCHITECTURE.md, "Exclusivity"), and
-  // these are reached from the service thread only, in accesses that never overlap.
   /// When each message in `batch` was made (`createdAt`), for the latency histogram once its
   /// write succeeded (reused). The times, not the messages: holding each message once more
   /// cost a retain and a release per delivery.
-  @exclusivity(unchecked) var batchedSince: [Int64] = []
+  var batchedSince: [Int64] = []
   /// Batching peers with messages queued during the current callback (see `flushWrites`),
   /// and the list being flushed (both reused).
-  @exclusivity(unchecked) var toFlush: [LWSPeer] = []
-  @exclusivity(unchecked) var flushing: [LWSPeer] = []
+  var toFlush: [LWSPeer] = []
+  var flushing: [LWSPeer] = []
   var context: OpaquePointer?
   weak var server: RelayServer?
   /// Set once the core has finished shutting down; the service loop then exits.
@@ -99,34 +96,35 @@ final class LWSDriver {
 
   /// libwebsockets 4.1's libev glue can leave its own timers (ping, idle hang-up, timeouts)
   /// armed late; waking its event pipe once a second makes it service whatever is due. The
-  /// core's timers are ticked by the clock here too: they fire with events and the wake-up
-  /// (`settleTimers`), and this bounds how late one can be to a second should a wake-up ever
-  /// not come, as the loop hook that ticked every iteration used to.
+  /// core's time is advanced by the clock here too: its timers fire with events and the
+  /// wake-up, and this bounds how late one can be to a second should a wake-up ever not come,
+  /// as the loop hook that ran every iteration used to.
   func heartbeat() {
     guard eventLoop != nil, let context, !finished else { return }
     lws_cancel_service(context)
     heartbeatTimer.schedule(context, afterMilliseconds: 1000)
-    tickByClock()
+    advanceCoreByClock()
   }
 
   /// Before the loop waits (every iteration with libev while there is a cluster bus; after each
-  /// `lws_service` on the poll loop): flushes the bus, then `tickByClock`.
-  func tickIfDue() {
+  /// `lws_service` on the poll loop): flushes the bus, then `advanceCoreByClock`.
+  func beforeWait() {
     // One data message on the cluster bus per loop iteration at most.
     bus?.flush()
-    tickByClock()
+    advanceCoreByClock()
   }
 
-  /// Fires what the core has due by the clock and writes what that queued.
-  private func tickByClock() {
+  /// Advances the core's time to the clock's, when it has timers, and writes what that queued.
+  private func advanceCoreByClock() {
     guard core.hasTimers else { return }
     // Also asks for the next wake-up when nothing is due yet.
-    core.tick(at: now())
+    core.advance(to: now())
     if core.hasPendingActions { performActions() }
   }
 
-  func wakeFired() {
-    core.wakeFired(at: now())
+  /// The wake-up the core asked for (`.wake`) fired.
+  func wakeTimerFired() {
+    core.advance(to: now())
     performActions()
   }
 
@@ -137,9 +135,10 @@ final class LWSDriver {
   func performActions() {
     repeat {
       // Deadlines due by the event's time fire now, and a timer it set or cleared plans the
-      // wake-up again (`settleTimers`): at the end of each event rather than in a hook run on
-      // every loop iteration (two per frame), which cost more than the rest of the timers.
-      core.settleTimers()
+      // wake-up again (`advance()`, at the event's time): at the end of each event rather than
+      // in a hook run on every loop iteration (two per frame), which cost more than the rest
+      // of the timers.
+      core.advance()
       // Only when there are any: handing over `perform` retained the driver for the call.
       if core.hasActions { core.drainActions(perform) }
       core.drainOutputs { peer in
@@ -251,14 +250,14 @@ final class LWSDriver {
 /// Timer callbacks: each gets back the unretained driver that owns the timer.
 func coreWakeFired(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
-  Unmanaged<LWSDriver>.fromOpaque(owner).takeUnretainedValue().wakeFired()
+  Unmanaged<LWSDriver>.fromOpaque(owner).takeUnretainedValue().wakeTimerFired()
 }
 
 func loopWillWait(_ owner: UnsafeMutableRawPointer?) {
   guard let owner else { return }
   // Borrowed, as in relayCallback: the loop runs this once or twice per frame, and the driver
   // outlives its loop.
-  Unmanaged<LWSDriver>.fromOpaque(owner)._withUnsafeGuaranteedRef { $0.tickIfDue() }
+  Unmanaged<LWSDriver>.fromOpaque(owner)._withUnsafeGuaranteedRef { $0.beforeWait() }
 }
 
 func heartbeatFired(_ owner: UnsafeMutableRawPointer?) {

@@ -12,15 +12,14 @@ final class LWSPeer {
   /// Pending messages leave together, one send per write (see `FrameBatch`); false when
   /// permessage-deflate may be in use, where lws must frame each message itself.
   let batchesWrites: Bool
-  // Unchecked exclusivity: see the comment on `LWSDriver.batchedSince`.
-  @exclusivity(unchecked) var write = WriteState.idle
+  var write = WriteState.idle
   /// The message last handed to lws_write with deflate; kept alive until the next writable
   /// callback, as lws compresses from it.
   var inFlight: OutgoingMessage?
   /// Bytes of the message being reassembled from fragments.
-  @exclusivity(unchecked) var rx: [UInt8] = []
+  var rx: [UInt8] = []
   /// Where the UTF-8 check of the message under way stands (chunks and fragments).
-  @exclusivity(unchecked) var utf8 = UTF8Validator()
+  var utf8 = UTF8Validator()
 
   init(wsi: OpaquePointer, peer: Peer, batchesWrites: Bool) {
     self.wsi = wsi

@@ -327,9 +327,9 @@ public final class RelayServer: Sendable {
     while !driver.finished {
       if lws_service(context, 0) < 0 { break }
       // lws' poll loop runs one wait per call; libev's runs until broken, and flushes the
-      // cluster bus itself (`LWSDriver.loopHook`). Both settle the core's timers after each
+      // cluster bus itself (`LWSDriver.loopHook`). Both advance the core's time after each
       // event (`LWSDriver.performActions`).
-      if resources.eventLoop == nil { driver.tickIfDue() }
+      if resources.eventLoop == nil { driver.beforeWait() }
     }
     contextAddress.withLock { $0 = 0 }
     // The driver's timers and loop hook go before the scheduler they are linked into; the

@@ -181,7 +181,7 @@ final class Node {
   /// What the driver does once a second, and when a timer it was asked for is due.
   func heartbeat() {
     if let hb = core.busHeartbeat(at: now) { notices.append(hb) }
-    core.tick(at: now)
+    core.advance(to: now)
   }
 
   func advance(to t: Double) {
