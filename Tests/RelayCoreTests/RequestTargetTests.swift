@@ -1,4 +1,5 @@
 import Testing
+import TouchProtocol
 
 @testable import RelayCore
 
@@ -17,6 +18,18 @@ import Testing
     #expect(filter.gestures == [.tap, .pinch])
     #expect(filter.wants(.tap) && !filter.wants(.pan))
     #expect(filter.wants(source: "s2") && !filter.wants(source: "s1"))
+  }
+
+  /// `gestures=` with nothing after it is documented (protocol/README.md, asyncapi.yaml) as
+  /// asking for no gestures at all: raw touches only, if `raw=1`.
+  @Test func anEmptyGestureListAsksForNone() {
+    guard case .success(.observer(_, let filter)) = RequestTarget.parse(
+      path: "/v1/observe/demo", args: [("gestures", "")])
+    else {
+      Issue.record("gestures= was refused")
+      return
+    }
+    #expect(GestureKind.allCases.allSatisfy { !filter.wants($0) })
   }
 
   @Test func refusesWhatItDoesNotKnow() {
