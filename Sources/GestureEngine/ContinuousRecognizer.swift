@@ -12,7 +12,7 @@ protocol ContinuousRecognizer: GestureRecognizer {
   /// Where an event reports now: the fingers' centroid unless the recognizer follows one finger.
   func location(ctx: GestureContext) -> (x: Double, y: Double)
   /// This recognizer's event in state `s` at (x, y), with its own fields filled in.
-  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: GestureContext) -> GestureEvent
 }
 
 extension ContinuousRecognizer {
@@ -35,7 +35,8 @@ extension ContinuousRecognizer {
   mutating func cancel(at t: Double, ctx: inout GestureContext) {
     if state.isActive {
       state = .cancelled
-      ctx.log.emit(event(.cancelled, t: t, x: lastX, y: lastY, ctx: &ctx))
+      let e = event(.cancelled, t: t, x: lastX, y: lastY, ctx: ctx)
+      ctx.log.emit(consume e)
     } else if state == .possible {
       state = .failed
     }
@@ -62,6 +63,7 @@ extension ContinuousRecognizer {
     let c = location(ctx: ctx)
     lastX = c.x
     lastY = c.y
-    ctx.log.emit(event(s, t: t, x: c.x, y: c.y, ctx: &ctx))
+    let e = event(s, t: t, x: c.x, y: c.y, ctx: ctx)
+    ctx.log.emit(consume e)
   }
 }

@@ -16,14 +16,16 @@ struct GestureContext: Sendable {
 
   func enabled(_ kind: GestureKind) -> Bool { settings.enabled.contains(kind) }
 
+  // Both inlined: called from a recognizer's `event`, they were handed a copy of the whole
+  // context (a memcpy per event, of lines nothing else in the frame read).
   /// The fingers down now, with the regions their current positions hit.
-  func currentFingers() -> [GestureFinger] {
+  @inline(__always) func currentFingers() -> [GestureFinger] {
     table.fingers.map {
       GestureFinger(id: $0.id, x: $0.x, y: $0.y, regions: regions.hit($0.x, $0.y))
     }
   }
 
-  func event(
+  @inline(__always) func event(
     _ id: Int, _ kind: GestureKind, _ state: GestureState, t: Double, x: Double, y: Double,
     touches: Int, fingers: [GestureFinger]
   ) -> GestureEvent {

@@ -64,7 +64,7 @@ struct LongPressRecognizer: ContinuousRecognizer {
     return (ctx.table.fingers[i].x, ctx.table.fingers[i].y)
   }
 
-  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: GestureContext) -> GestureEvent {
     ctx.event(
       gestureID, .longpress, s, t: t, x: x, y: y, touches: 1,
       fingers: [GestureFinger(id: fingerID, x: x, y: y, regions: ctx.regions.hit(x, y))])

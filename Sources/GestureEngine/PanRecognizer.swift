@@ -90,7 +90,7 @@ struct PanRecognizer: ContinuousRecognizer {
     (ctx.settings.panMinTouches...ctx.settings.panMaxTouches).contains(ctx.table.count)
   }
 
-  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: GestureContext) -> GestureEvent {
     var e = ctx.event(
       gestureID, .pan, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.translation = translation

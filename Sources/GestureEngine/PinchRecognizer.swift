@@ -68,7 +68,7 @@ struct PinchRecognizer: ContinuousRecognizer {
     return false
   }
 
-  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: GestureContext) -> GestureEvent {
     var e = ctx.event(
       gestureID, .pinch, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.scale = scale

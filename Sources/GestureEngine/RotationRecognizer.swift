@@ -67,7 +67,7 @@ struct RotationRecognizer: ContinuousRecognizer {
 
   private func angle(_ a: Finger, _ b: Finger) -> Double { Geometry.angle(b.x - a.x, b.y - a.y) }
 
-  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: inout GestureContext) -> GestureEvent {
+  func event(_ s: GestureState, t: Double, x: Double, y: Double, ctx: GestureContext) -> GestureEvent {
     var e = ctx.event(
       gestureID, .rotation, s, t: t, x: x, y: y, touches: ctx.table.count, fingers: ctx.currentFingers())
     e.rotation = rotation

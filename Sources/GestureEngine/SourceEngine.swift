@@ -115,7 +115,11 @@ public struct SourceEngine: Sendable {
   /// `process(_:)` with list buffers lent by the caller (see `FrameScratch`), for a caller
   /// that runs many engines: the output is the same.
   public mutating func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput {
-    arena.fireTimers(until: frame.t, inclusive: false)
+    // The stored deadline is the arena's (every call leaves it so), and it sits in the
+    // engine's first line: most frames find no timer due without reading the recognizers'
+    // state, which with many sources is cold.
+    assert(nextDeadline == arena.nextDeadline)
+    if let d = nextDeadline, d < frame.t { arena.fireTimers(until: frame.t, inclusive: false) }
     let errors = arena.apply(frame, maxFingers: maxFingers, plan: &scratch.plan)
     // Into the output as it is made: set afterwards, the empty list it replaced was destroyed
     // through its type's generic witness on every frame.
