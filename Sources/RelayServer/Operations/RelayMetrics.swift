@@ -2,6 +2,7 @@ import Metrics
 import Prometheus
 import RelayCore
 import TUIO
+import TouchProtocol
 
 /// The server's metrics, through swift-metrics onto a Prometheus registry of this server's
 /// own (not the process-wide bootstrap, so several servers in one process stay apart).
@@ -30,6 +31,11 @@ final class RelayMetrics {
 
   /// `touchrelay_node_info{node="..."} 1`: which node a scrape came from, to join on.
   private let nodeInfo: Metrics.Gauge
+  /// `touchrelay_limit{limit="..."}`: the limits the core enforces, so that an alert divides
+  /// by each node's own; recorded at the first scrape, from the core's configuration.
+  private var limitsRecorded = false
+  /// `process_*`: start time, CPU, descriptors, memory.
+  private let process = ProcessMetrics()
 
   /// The TUIO input's counters, with `--tuio-udp` (read on the service thread, as scrapes are).
   var tuioCounters: (() -> TUIOCounters)?
@@ -58,6 +64,52 @@ final class RelayMetrics {
     busDelay = Metrics.Timer(label: "touchrelay_bus_delay_seconds", factory: f)
     nodeInfo = Metrics.Gauge(label: "touchrelay_node_info", dimensions: [("node", nodeID)], factory: f)
     nodeInfo.record(1)
+    // Every documented code from the start, at 0: a series that appears only with its first
+    // event hides that event from `rate` and `increase`, which need two samples.
+    for code in ErrorCode.allCases { publish("touchrelay_errors_total", [("code", code.rawValue)], 0) }
+    for code in Self.closeCodes { publish("touchrelay_closes_total", [("code", code)], 0) }
+  }
+
+  /// The codes a connection ends with that `protocol/README.md` documents: a peer's normal
+  /// close (1000), every code the server closes with, and "none" (no close frame). Other codes
+  /// a peer may close with are exported from their first close on. `CloseCode` is not
+  /// `CaseIterable`; its cases are found from its raw values instead, once.
+  static let closeCodes: [String] =
+    ["1000"] + (UInt16.min...UInt16.max).compactMap(CloseCode.init(rawValue:)).map { String($0.rawValue) } + ["none"]
+
+  /// Every `why` of `touchrelay_bus_malformed_total`: the labels of `BusFormatError`'s cases,
+  /// visited by an exhaustive switch (the enum is not `CaseIterable`: `badKind` carries the
+  /// byte), so that a case added to it stops the build here until it is exported.
+  static let busMalformedReasons: [String] = {
+    var reasons: [String] = []
+    var next: BusFormatError? = .badMagic
+    while let e = next {
+      reasons.append(e.label)
+      switch e {
+      case .badMagic: next = .truncated
+      case .truncated: next = .badKind(0)
+      case .badKind: next = .badName
+      case .badName: next = .tooLarge
+      case .tooLarge: next = .badJSON
+      case .badJSON: next = .trailingBytes
+      case .trailingBytes: next = .outOfRange
+      case .outOfRange: next = nil
+      }
+    }
+    return reasons
+  }()
+
+  private func recordLimits(_ l: Limits) {
+    let limits = [
+      ("max_connections", l.maxConnections), ("max_connections_per_address", l.maxConnectionsPerAddress),
+      ("max_sessions", l.maxSessions), ("max_observers_per_session", l.maxObserversPerSession),
+      ("observer_queue", l.observerQueue),
+    ]
+    for (name, value) in limits {
+      // The registry keeps the gauge, and its value, from here on.
+      Metrics.Gauge(label: "touchrelay_limit", dimensions: [("limit", name)], factory: factory).record(value)
+    }
+    limitsRecorded = true
   }
 
   /// Cluster: from a record's `rt` on its node to its arrival here (one per data message).
@@ -81,7 +133,9 @@ final class RelayMetrics {
     publish("touchrelay_bus_gaps_total", [], c.gaps)
     publish("touchrelay_bus_missed_records_total", [], c.missedRecords)
     publish("touchrelay_bus_nodes_lost_total", [], c.nodesLost)
-    for (why, n) in c.malformed { publish("touchrelay_bus_malformed_total", [("why", why)], n) }
+    for why in Self.busMalformedReasons {
+      publish("touchrelay_bus_malformed_total", [("why", why)], c.malformed[why, default: 0])
+    }
     clusterGauges.up.record(cluster.busUp ? 1 : 0)
     clusterGauges.nodes.record(cluster.knownNodes.count)
   }
@@ -93,6 +147,7 @@ final class RelayMetrics {
 
   /// Publishes everything and renders the Prometheus text format.
   func scrape(_ core: RelayCore) -> [UInt8] {
+    if !limitsRecorded { recordLimits(core.configuration.limits) }
     var sources = 0
     var observers = 0
     var queued = 0
@@ -130,6 +185,7 @@ final class RelayMetrics {
     }
     var text = registry.emitToBuffer()
     deliveryLatency.emit(into: &text)
+    process.emit(into: &text)
     return text
   }
 
