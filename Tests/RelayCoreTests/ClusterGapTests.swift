@@ -134,6 +134,40 @@ import Testing
     b.finish()
   }
 
+  /// A source that resumed on another node before its own node's death was noticed lives on
+  /// there: the death, when it is noticed, cancels nothing of it, and no `left` follows.
+  @Test func aSourceResumedElsewhereBeforeItsNodesDeathIsNoticedLivesOn() throws {
+    let (a, b, c) = (Self.node("A", epoch: 1), Self.node("B", epoch: 2), Self.node("C", epoch: 3))
+    for h in [a, b, c] { h.busUpOnClock(at: 0) }
+    Self.exchange([a, b, c], at: 0)
+    let (observer, _) = try b.observerOnClock("moved", at: 0)
+    let (source, id) = try a.sourceOnClock("moved", at: 0)
+    a.sendOnClock(a.frame(1, t: 10, [(1, "began", 100, 100)]), from: source, at: 10)
+    Self.exchange([a, b, c], at: 10)
+    #expect(b.take(observer).map(\.type) == ["source", "touches"])
+    // A dies without a word at 10; the phone resumes its id on C at 500.
+    let hello = #"{"type":"hello","device":{"name":"phone","width":400,"height":800},"resume":"\#(id)"}"#
+    let (again, resumed) = try c.sourceOnClock("moved", hello: hello, at: 500)
+    #expect(resumed == id)
+    Self.exchange([b, c], at: 500)
+    #expect(b.take(observer).map { $0["event"]?.string } == ["rejoined"])
+    // B finds A dead at its first heartbeat past the timeout; C is heard all along.
+    for t in stride(from: 1000.0, through: 20_000, by: 1000) {
+      if let heartbeat = c.busHeartbeatOnClock(at: t) { b.busNoticeOnClock(heartbeat, at: t) }
+      _ = b.busHeartbeatOnClock(at: t)
+      #expect(b.take(observer).isEmpty, "at \(t)")
+    }
+    #expect(b.takeDriverActions().contains(.busUnsubscribe("A")))
+    // Its frames come from C now.
+    c.sendOnClock(c.frame(2, t: 20_010, [(1, "began", 10, 10)]), from: again, at: 20_010)
+    Self.exchange([b, c], at: 20_010)
+    let touches = b.take(observer)
+    #expect(touches.map { $0["seq"]?.number } == [2] && touches.first?["source"]?.string == id)
+    _ = c.takeDriverActions()
+    b.finish()
+    c.finish()
+  }
+
   /// A source its node reported dropped is held the resume window and `departedGrace` past
   /// it, in case the `left` its node sends at the window's end is lost.
   @Test func aSourceReportedDroppedIsHeldItsWindowAndTheGraceThenLeaves() throws {
