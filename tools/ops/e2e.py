@@ -8,7 +8,7 @@ Starts on loopback, on free ports: a redis-server, two touch-relay nodes with --
 scraping both every second with docs/ops' rule files time-lapsed: every `for:`, range and
 offset divided by 60 (tools/ops/opslib.py, scaled_rules), so that 5 minutes of a rate are
 5 seconds; a threshold on a rate is the same at any speed. Rules are evaluated every 500 ms.
-The limits file is docs/ops' with the nodes' limits, as an operator would set it.
+The near-limit alerts divide by each node's own limits (touchrelay_limit on its /metrics).
 
 Then, watching Prometheus' /api/v1/alerts (firing alerts must appear within their scaled
 `for:` plus two scrape intervals and two evaluation intervals of the moment the fault shows
@@ -29,7 +29,9 @@ plus the same after the fault ends):
   2. Redis killed: TouchRelayBusDown on both nodes, and neither TouchRelayBusNodeLost,
      TouchRelayBusGaps nor TouchRelayBusPublishDropped; Redis started again: resolved;
   3. relay-b killed (SIGKILL): TouchRelayDown for relay-b, TouchRelayBusNodeLost on relay-a;
-     relay-b started again: resolved.
+     relay-b started again: resolved (one restart: TouchRelayRestarting stays quiet);
+  4. relay-b killed and started twice more, each start scraped: TouchRelayRestarting for
+     relay-b (which lasts its scaled hour: the test ends there).
 Prints one line per check and `N passed, M failed`; exits 1 on any failure. --rules DIR
 takes the rule files from DIR instead of docs/ops (to see a broken rule fail this test).
 """
@@ -58,7 +60,7 @@ import relaytools as rt  # noqa: E402
 SCALE = 60
 SCRAPE_S = 1.0
 EVAL_S = 0.5
-LIMIT = 10  # --max-connections and --max-sessions of both nodes, and the limits file's
+LIMIT = 10  # --max-connections and --max-sessions of both nodes
 FINGERS = 20  # fingers per flooded frame (--max-fingers): big messages fill the kernel's buffers soon
 PROMETHEUS = "/usr/bin/prometheus"
 REDIS = "/usr/bin/redis-server"
@@ -122,16 +124,11 @@ class Lab:
         self.nodes[name] = p
 
     def write_config(self):
-        rules = []
-        for file in ("touchrelay.rules.yml", "touchrelay-limits.rules.yml"):
-            path = os.path.join(self.work, "scaled-" + file)
-            text = opslib.scaled_rules(os.path.join(self.rules_dir, file), SCALE, floor_ms=int(4 * SCRAPE_S * 1000))
-            if file == "touchrelay-limits.rules.yml":
-                # The nodes' limits, as their operator states them.
-                text = text.replace("vector(20000)", f"vector({LIMIT})").replace("vector(10000)", f"vector({LIMIT})")
-            with open(path, "w") as f:
-                f.write(text)
-            rules.append(path)
+        path = os.path.join(self.work, "scaled-touchrelay.rules.yml")
+        with open(path, "w") as f:
+            f.write(opslib.scaled_rules(os.path.join(self.rules_dir, "touchrelay.rules.yml"), SCALE,
+                                        floor_ms=int(4 * SCRAPE_S * 1000)))
+        rules = [path]
         config = {
             "global": {"scrape_interval": f"{int(SCRAPE_S * 1000)}ms", "scrape_timeout": f"{int(SCRAPE_S * 900)}ms",
                        "evaluation_interval": f"{int(EVAL_S * 1000)}ms"},
@@ -201,6 +198,22 @@ class Lab:
 
     def metric(self, node, key):
         return rt.parse_metrics(self.metrics(node)).get(key, 0.0)
+
+    def restart_node(self, name):
+        """SIGKILL and start again; returns once Prometheus has scraped the new process (its
+        process_start_time_seconds), or None if it did not within 10 s."""
+        self.nodes[name].send_signal(signal.SIGKILL)
+        self.nodes[name].wait()
+        self.start_node(name)
+        started = self.metric(name, "process_start_time_seconds")
+        query = f'process_start_time_seconds{{instance="{self.instance(name)}"}}'
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            result = self.api("query", query=query)["data"]["result"]
+            if result and abs(float(result[0]["value"][1]) - started) < 1e-3:
+                return time.monotonic()
+            time.sleep(0.1)
+        return None
 
     def wait_metric(self, node, key, pred, timeout):
         """The moment `pred(value)` holds on the node's /metrics (polled every 100 ms)."""
@@ -396,8 +409,7 @@ def check_queries(lab):
              "; ".join(bad_names))
     rt.check("Prometheus' query endpoint takes every dashboard expression, for each node", not failed, "; ".join(failed))
     rt.check("every dashboard expression on the nodes' metrics returns data for some node", not empty, "; ".join(empty))
-    rules = opslib.rules_of(os.path.join(lab.rules_dir, "touchrelay.rules.yml"),
-                            os.path.join(lab.rules_dir, "touchrelay-limits.rules.yml"))
+    rules = opslib.rules_of(os.path.join(lab.rules_dir, "touchrelay.rules.yml"))
     records = {r["record"] for _, r in rules if "record" in r}
     bad = [f"{r.get('alert') or r.get('record')}: {sorted(opslib.metric_names(r['expr']) - allowed - records)}"
            for _, r in rules if opslib.metric_names(r["expr"]) - allowed - records]
@@ -413,7 +425,7 @@ def check_queries(lab):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("relay", nargs="?", default=os.path.join(opslib.ROOT, ".build/debug/touch-relay"))
-    ap.add_argument("--rules", default=str(opslib.OPS), help="folder with touchrelay.rules.yml and touchrelay-limits.rules.yml")
+    ap.add_argument("--rules", default=str(opslib.OPS), help="folder with touchrelay.rules.yml")
     args = ap.parse_args()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="touchrelay-ops-") as work:
@@ -456,10 +468,6 @@ def run(lab):
 
     # 1. The flood.
     lab.log("phase 1: a slow observer, a flooding source, the nodes near their limits, junk on the bus")
-    # A connection closed on each node first, so that /metrics has its closes by code.
-    for port in lab.ports.values():
-        s, _ = rt.connect("127.0.0.1", port, "/v1/observe/probe")
-        rt.close_cleanly(s)
     flood = Flood(lab)
     flood.start()
     listeners = publish_junk(lab.redis_port, "touchrelay:nodes")
@@ -508,7 +516,14 @@ def run(lab):
     lab.log("relay-b started again")
     lab.expect_resolved([("TouchRelayDown", b)], restarted)
     lab.expect_resolved([("TouchRelayBusNodeLost", a)], lost or restarted)
-    lab.expect_quiet("at the end", 1)
+    lab.expect_quiet("after one restart", 1)
+
+    # 4. relay-b restarted twice more within the (scaled) hour: a crash loop.
+    lab.log("phase 4: relay-b killed and started twice more")
+    seen = [lab.restart_node("relay-b") for _ in range(2)]
+    rt.check("Prometheus scrapes each new relay-b process", all(seen), f"{seen}")
+    # It lasts until the first restart is an hour (scaled) old: the test ends here.
+    lab.expect_firing([("TouchRelayRestarting", b)], seen[-1] or time.monotonic())
 
 
 if __name__ == "__main__":

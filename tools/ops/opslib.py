@@ -11,7 +11,6 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 OPS = ROOT / "docs" / "ops"
 RULES = OPS / "touchrelay.rules.yml"
-LIMITS = OPS / "touchrelay-limits.rules.yml"
 TESTS = OPS / "tests" / "touchrelay.rules.test.yml"
 DASHBOARD = OPS / "grafana" / "touchrelay-dashboard.json"
 
