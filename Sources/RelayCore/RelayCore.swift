@@ -140,7 +140,7 @@ public final class RelayCore {
         capacity: configuration.maxPendingErrors, hardLimit: configuration.maxPendingErrors * 2)
     }
     let peer = Peer(
-      serial: directory.takeSerial(), role: role, session: session, filter: filter, queue: queue, openedAt: rt,
+      serial: directory.takeSerial(), role: role, session: session, filter: filter, queue: queue,
       address: address, transport: transport)
     directory.add(peer)
     switch role {

@@ -482,7 +482,7 @@ struct ClusterNode {
       return
     }
     for peer in session.sources where peer.source?.info.id == id {
-      peer.handedOver = true
+      peer.source?.handedOver = true
       core.close(peer, .handedOver, "resumed on another node", drain: false)
     }
   }

@@ -13,8 +13,8 @@ extension RelayCore {
 
   /// Stops reading `peer` (unless it is paused or stopped already) until `due`, server ms.
   func pauseReading(_ peer: Peer, until due: Double) {
-    guard peer.reading == .reading else { return }
-    peer.reading = .paused(until: due)
+    guard peer.flood.reading == .reading else { return }
+    peer.flood.reading = .paused(until: due)
     emit(.pauseReading(peer))
     counters.readPauses += 1
     flood.pausedReaders.append(peer)
@@ -26,12 +26,12 @@ extension RelayCore {
     guard timers.due(.readersResume, at: rt) else { return }
     var next: Double?
     flood.pausedReaders.removeAll { peer in
-      guard case .paused(let until) = peer.reading else { return true }
+      guard case .paused(let until) = peer.flood.reading else { return true }
       guard until <= rt else {
         next = min(next ?? until, until)
         return false
       }
-      peer.reading = .reading
+      peer.flood.reading = .reading
       if case .open = peer.lifecycle { emit(.resumeReading(peer)) }
       return true
     }
@@ -41,8 +41,8 @@ extension RelayCore {
   /// Reads no more of `peer`, which is being closed for what it sent (this bounds the work a
   /// compressed flood can cause).
   func stopReading(_ peer: Peer) {
-    guard peer.reading != .stopped else { return }
-    peer.reading = .stopped
+    guard peer.flood.reading != .stopped else { return }
+    peer.flood.reading = .stopped
     emit(.pauseReading(peer))
   }
 }

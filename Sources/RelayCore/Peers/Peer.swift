@@ -12,7 +12,6 @@ public final class Peer: DeadlineQueueItem {
   public let role: Role
   public let session: Session
   public let filter: ObserverFilter
-  public let openedAt: Double
   /// The client's address, for the per-address limit and the logs.
   public let address: String
   /// The driver's own handle for this peer's connection (unretained; nil with no connection).
@@ -26,7 +25,6 @@ public final class Peer: DeadlineQueueItem {
   /// The driver was told of pending output (`drainOutputs`) and has not taken all of it yet: more
   /// messages need no new action.
   var announced = false
-  public internal(set) var reading = ReadState.reading
   var queue: ObserverQueue
   /// Sent before the queue: the notices that follow a drop (scene snapshots).
   var priority: [OutgoingMessage] = []
@@ -38,14 +36,12 @@ public final class Peer: DeadlineQueueItem {
   public internal(set) var counts = PeerCounts()
   /// Its rates and error window (`FloodRules`).
   var flood = PeerFloodState()
-  /// A source that resumed on another cluster node: it closes without `left` or a resume window.
-  var handedOver = false
   /// Admitted with a signed token: when it expires, and its place in the core's queue of
   /// expiries.
   var tokenExpiry: TokenExpiry?
 
   init(
-    serial: Int, role: Role, session: Session, filter: ObserverFilter, queue: ObserverQueue, openedAt: Double,
+    serial: Int, role: Role, session: Session, filter: ObserverFilter, queue: ObserverQueue,
     address: String, transport: UnsafeMutableRawPointer?
   ) {
     self.serial = serial
@@ -53,10 +49,12 @@ public final class Peer: DeadlineQueueItem {
     self.session = session
     self.filter = filter
     self.queue = queue
-    self.openedAt = openedAt
     self.address = address
     handle = transport
   }
+
+  /// Whether the driver reads its socket (see `PeerFloodState.reading`).
+  public var reading: ReadState { flood.reading }
 
   public var messagesIn: Int { counts.messagesIn }
   public var messagesOut: Int { counts.messagesOut }

@@ -94,10 +94,10 @@ extension RelayCore {
         let out = state.engine.cancelAll(at: t)
         // Resumed on another cluster node: that node and the others cancel what it had begun
         // for their own observers, and it has not left.
-        cluster?.busMuted = peer.handedOver
+        cluster?.busMuted = state.handedOver
         deliver(out, from: peer, origin: state.origin(t: t, rt: rt))
         cluster?.busMuted = false
-        if peer.handedOver {
+        if state.handedOver {
           // Nothing more: the source lives on elsewhere.
         } else if peerCode == 1000 || stopping {
           // A clean close (1000) is a goodbye; anything else may be a dropped network.

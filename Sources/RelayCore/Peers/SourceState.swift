@@ -22,6 +22,8 @@ public final class SourceState {
   /// This source's frames as TUIO bundles, from the first `format=tuio` observer on (its
   /// velocities and session ids need every frame after that).
   var tuioWriter: TUIOCursorWriter?
+  /// It resumed on another cluster node: it closes without `left` or a resume window.
+  var handedOver = false
 
   /// `"source":"<id>"`, written once: every message the source causes starts with it. (A
   /// source's id is given when it joins and never changes.)
