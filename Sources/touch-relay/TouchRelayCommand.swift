@@ -182,7 +182,7 @@ struct TouchRelayCommand: ParsableCommand {
         return handler
       }
     }
-    if config.logFormat == .json { JSONLogHandler.routeLibwebsocketsLines() }
+    if config.logFormat == .json { LibWebSocketsLog.routeAsJSONLines() }
 
     let server = RelayServer(configuration: config, logger: Logger(label: "touch-relay"))
     // Signals are turned into a stop or reload request on a thread of their own; the service

@@ -1,4 +1,3 @@
-import CLibWebSockets
 import Logging
 import Synchronization
 
@@ -114,12 +113,6 @@ public struct JSONLogHandler: LogHandler {
     }
   }
 
-  /// libwebsockets' own lines (its errors; its warnings and notices at --log-level debug) as
-  /// JSON lines too, `logger` `libwebsockets`: otherwise they are its text on standard error.
-  public static func routeLibwebsocketsLines() {
-    lws_set_log_level(LLL_ERR, emitLibwebsocketsLine)
-  }
-
   private static func append(key: String, string: String, to out: inout String) {
     appendString(key, to: &out)
     out += ":"
@@ -168,22 +161,4 @@ public struct JSONLogHandler: LogHandler {
     }
     out += "\""
   }
-}
-
-/// libwebsockets' emitter: its level bit to ours, its line without the spaces around it and
-/// the trailing newline.
-private func emitLibwebsocketsLine(_ level: Int32, _ line: UnsafePointer<CChar>?) {
-  guard let line else { return }
-  var text = Substring(String(cString: line))
-  while let last = text.last, last == "\n" || last == " " { text.removeLast() }
-  while let first = text.first, first == " " { text.removeFirst() }
-  let name =
-    switch level {
-    case LLL_ERR: "error"
-    case LLL_WARN: "warning"
-    case LLL_NOTICE: "notice"
-    default: "debug"
-    }
-  JSONLogHandler.write(
-    JSONLogHandler.line(level: name, message: String(text), logger: "libwebsockets", source: nil), to: STDERR_FILENO)
 }
