@@ -32,11 +32,13 @@ final class LWSDriver {
   var onFinished: (() -> Void)?
   /// `--record`: each recording source's file.
   private var recorders: [ObjectIdentifier: SourceRecorder] = [:]
-  /// The wake-up the core asked for (`RelayAction.wake`).
+  /// The wake-up the core asked for (`RelayAction.wake`), and the server time it is for.
   private(set) var wakeTimer: RelayTimer!
+  private var wakeAt: Double?
   /// With libev only: see `heartbeat()`.
   private(set) var heartbeatTimer: RelayTimer!
-  /// With libev: ticks the core on every loop iteration, before the loop waits.
+  /// With libev, while there is a cluster bus: flushes it on every loop iteration, before the
+  /// loop waits (`beforeWait`).
   private(set) var loopHook: LoopHook?
   /// Our libev loop with --event-loop libev, nil with lws' poll loop.
   let eventLoop: UnsafeMutableRawPointer?
@@ -122,9 +124,18 @@ final class LWSDriver {
     if core.hasPendingActions { performActions() }
   }
 
-  /// The wake-up the core asked for (`.wake`) fired.
+  /// The wake-up the core asked for (`.wake`) fired. The loop's timer may fire a little before
+  /// the time asked for (libev counts from the time it cached for the loop iteration); told of
+  /// a time before its wake-up, the core would find nothing due and plan nothing, so the rest
+  /// is waited out here.
   func wakeTimerFired() {
-    core.advance(to: now())
+    let t = now()
+    if let at = wakeAt, t < at, let context {
+      wakeTimer.schedule(context, afterMilliseconds: at - t)
+      return
+    }
+    wakeAt = nil
+    core.advance(to: t)
     performActions()
   }
 
@@ -163,6 +174,7 @@ final class LWSDriver {
     case .kill(let peer):
       if let link = LWSPeer.of(peer) { lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
     case .wake(let at):
+      wakeAt = at
       if let context { wakeTimer.schedule(context, afterMilliseconds: at - core.now) }
     case .finished:
       finish()
