@@ -22,6 +22,7 @@ import TouchProtocol
     let after = h.core.admit(obs, address: "x", token: "nope", origin: nil, wallClock: 0)
     #expect(before?.status == 403)
     #expect(before?.body == after?.body && before?.status == after?.status)
+    h.finish()
   }
 
   @Test func originsOutsideTheListAreRefused() {
@@ -33,6 +34,7 @@ import TouchProtocol
     #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://screen.example", wallClock: 0) == nil)
     // Non-browser clients send no Origin.
     #expect(h.core.admit(obs, address: "x", token: nil, origin: nil, wallClock: 0) == nil)
+    h.finish()
   }
 
   @Test func eachLimitRefusesWith503AndSaysWhich() {
@@ -90,6 +92,7 @@ import TouchProtocol
     #expect(again.count == 1)
     #expect(again.first?.metadata["unlogged"] == "2")
     #expect(refusalLines("198.51.100.7", at: 61_000).isEmpty)
+    h.finish()
   }
 
   /// Below warning nothing is logged (and nothing kept for it).
@@ -103,6 +106,7 @@ import TouchProtocol
     #expect(
       h.core.admit(.source(session: "a"), address: "y", token: nil, origin: nil, wallClock: 0, at: 5)?.status == 503)
     #expect(h.takeActions().isEmpty)
+    h.finish()
   }
 
   @Test func aStoppingServerRefusesEveryUpgrade() {

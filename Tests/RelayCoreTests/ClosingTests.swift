@@ -38,6 +38,7 @@ import TouchProtocol
     #expect(one == .protocolError)
     guard case .close(let utf8, _) = try reply([0x03, 0xE8, 0xC3, 0x28]) else { return #expect(Bool(false)) }
     #expect(utf8 == .invalidPayload)
+    h.finish()
   }
 
   @Test func aSourceWhoseCloseFrameIsRefusedHasNotSaidGoodbye() throws {
@@ -50,6 +51,7 @@ import TouchProtocol
     h.core.closed(src, at: 1)
     #expect(h.take(obs).isEmpty)
     #expect(h.core.nextDue != nil)
+    h.finish()
   }
 
   @Test func textThatIsNotUTF8ClosesWith1007() throws {
@@ -74,6 +76,7 @@ import TouchProtocol
     h.core.closed(src, at: 40)
     #expect(h.takeActions().contains { $0.isFinished })
     #expect(h.core.finished)
+    h.finish()
   }
 
   @Test func peersStillOpenAtTheDrainDeadlineAreCut() throws {
@@ -95,6 +98,7 @@ import TouchProtocol
     let h = CoreHarness()
     h.core.requestShutdown(at: 0)
     #expect(h.takeActions().contains { $0.isFinished })
+    h.finish()
   }
 
   @Test func aRecordingSeesEveryInputOfASource() throws {
@@ -121,5 +125,6 @@ import TouchProtocol
       }
     }
     #expect(kinds == ["opened", "message", "joined", "message", "message", "timer", "close"])
+    h.finish()
   }
 }

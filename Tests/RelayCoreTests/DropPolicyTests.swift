@@ -30,6 +30,7 @@ import TouchProtocol
     #expect(Double(touches.count) + count == 40)
     #expect(touches.map { $0["seq"]?.number ?? 0 } == (41 - touches.count...40).map(Double.init))
     #expect(h.core.counters.droppedForObservers == Int(count))
+    h.finish()
   }
 
   @Test func afterAGapAnObserverGetsAFreshSnapshotOfEveryScene() throws {
@@ -46,6 +47,7 @@ import TouchProtocol
     #expect(got.prefix(2).map(\.type) == ["dropped", "scene"])
     // The snapshot is the scene as it is now, stamped with the latest frame.
     #expect(got[1]["seq"]?.number == 20)
+    h.finish()
   }
 
   @Test func essentialMessagesAreKeptUntilTheHardLimitThenTheObserverIsClosed() throws {

@@ -24,6 +24,7 @@ import TouchProtocol
     #expect(got.map { $0["rt"]?.number } == [5, 55])
     #expect(h.take(gesturesOnly).isEmpty)
     #expect(h.take(tapsOfOther).isEmpty)
+    h.finish()
   }
 
   @Test func aSingleTapIsReportedOnlyOnceTheDoubleTapWaitIsOver() throws {
@@ -46,6 +47,7 @@ import TouchProtocol
     #expect(tap["state"]?.string == "recognized")
     #expect(tap["t"]?.number == 1360)
     #expect(tap["rt"]?.number == 461)
+    h.finish()
   }
 
   @Test func aPeerIsAnnouncedOnceUntilItsOutputIsTaken() throws {
@@ -116,6 +118,7 @@ import TouchProtocol
     let (_, welcome) = try h.observer("s", at: 10)
     #expect(welcome["sources"]?.array?.count == 1)
     #expect(welcome["scenes"] != nil)
+    h.finish()
   }
 
   /// `format=tuio`: one OSC bundle per frame and one OSC message per gesture, binary, encoded
@@ -146,6 +149,7 @@ import TouchProtocol
     }
     #expect(!h.take(json).isEmpty)
     #expect(h.take(json).isEmpty)
+    h.finish()
   }
 }
 
@@ -173,6 +177,7 @@ import TouchProtocol
     h.core.advance()
     #expect(h.takeActions().isEmpty)
     #expect(h.take(obs).isEmpty)
+    h.finish()
   }
 
   @Test func aDeadlineThatFellDueFiresAtTheNextEventsEnd() throws {
@@ -198,6 +203,7 @@ import TouchProtocol
     #expect(tap.map { $0["gesture"]?.string } == ["tap"])
     #expect(tap.first?["rt"]?.number == 462)
     #expect(!h.core.timersUnsettled)
+    h.finish()
   }
 
   @Test func aStopsDrainPlansItsEnd() throws {
@@ -236,5 +242,6 @@ import TouchProtocol
     #expect(h.take(obs).isEmpty)
     h.tick(at: 601)
     #expect(h.take(obs).map { $0["gesture"]?.string } == ["longpress"])
+    h.finish()
   }
 }

@@ -54,6 +54,7 @@ import TouchProtocol
     for _ in 0..<3 { h.send(#"{"type":"control","action":"reset"}"#, from: obs, at: 1) }
     let errors = h.take(obs).filter { $0.type == "error" }.compactMap { $0["code"]?.string }
     #expect(errors == ["rate_limited"])
+    h.finish()
   }
 
   @Test func aPeerEarningOverAHundredErrorsInAWindowIsNotReadForTheRestOfIt() throws {
@@ -94,5 +95,6 @@ import TouchProtocol
     #expect(late.first?["seq"]?.number == 14)
     // Nothing more is owed.
     #expect(h.core.nextDue == nil)
+    h.finish()
   }
 }

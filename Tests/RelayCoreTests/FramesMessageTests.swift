@@ -31,6 +31,7 @@ import TouchProtocol
     #expect(touches[2]["touches"]?.array?.first?["x"]?.number == 14)
     #expect(h.take(src).isEmpty)
     #expect(h.core.counters.framesIn == 3)
+    h.finish()
   }
 
   @Test func aBadSampleGetsItsOwnErrorAndTheRestCount() throws {
@@ -49,6 +50,7 @@ import TouchProtocol
     #expect(errors.map { $0["code"]?.string } == ["unknown_phase", "seq_not_increasing", "time_backwards"])
     #expect(errors.map { $0["seq"]?.number } == [2, 1, 4])
     #expect(h.take(obs).filter { $0.type == "touches" }.map { $0["seq"]?.number } == [1, 5])
+    h.finish()
   }
 
   @Test func anUnreadableMessageGetsOneErrorAndNothingElse() throws {
@@ -64,6 +66,7 @@ import TouchProtocol
     h.send(Self.frames([(1, 0, []), (2, 1, [])]), from: src, at: 3)
     #expect(h.take(src).isEmpty)
     #expect(h.take(obs).filter { $0.type == "touches" }.count == 2)
+    h.finish()
   }
 
   @Test func framesBeforeHelloAndFromAnObserverAreRefusedOnce() throws {
@@ -74,6 +77,7 @@ import TouchProtocol
     #expect(h.take(src).map { $0["code"]?.string } == ["no_hello"])
     h.send(Self.frames([(1, 0, []), (2, 1, [])]), from: obs, at: 1)
     #expect(h.take(obs).map { $0["code"]?.string } == ["not_allowed"])
+    h.finish()
   }
 
   /// The engine sees the samples as frames: a pan begins and moves within one message.
@@ -89,6 +93,7 @@ import TouchProtocol
     #expect(pans.first?["state"]?.string == "began")
     #expect(pans.last?["state"]?.string == "ended")
     #expect(pans.last?["translation"]?["x"]?.number == 80)
+    h.finish()
   }
 
   /// A timer armed by a `frames` message maps device time to server time with the newest
@@ -111,6 +116,7 @@ import TouchProtocol
     let began = h.take(obs).filter { $0["gesture"]?.string == "longpress" }
     #expect(began.map { $0["state"]?.string } == ["began"])
     #expect(began.first?["t"]?.number == 500)
+    h.finish()
   }
 
   /// Each sample takes one token of `maxFramesPerSecond`; the excess is refused and reported
@@ -129,6 +135,7 @@ import TouchProtocol
     let late = h.take(src)
     #expect(late.first?["message"]?.string?.contains("5 frames dropped") == true)
     #expect(late.first?["seq"]?.number == 16)
+    h.finish()
   }
 
   /// A 240 Hz pen at the default rate: four samples per 60 Hz display frame for 10 s, the
@@ -166,6 +173,7 @@ import TouchProtocol
     #expect(h.take(src).isEmpty)
     #expect(!h.takeActions().contains { $0.isPause })
     #expect(mirrored == 3 * 64 + 100 * 6 * 4)
+    h.finish()
   }
 
   /// A flood is counted in samples: a source refused more samples within 100 ms than its

@@ -24,6 +24,7 @@ import TouchProtocol
     #expect(notices.map { $0["event"]?.string } == ["rejoined"])
     h.tick(at: 12_000)
     #expect(h.take(obs).isEmpty)
+    h.finish()
   }
 
   @Test func aSourceThatDoesNotComeBackHasLeftWhenTheWindowEnds() throws {
@@ -52,6 +53,7 @@ import TouchProtocol
     h.core.closed(src, at: 5)
     #expect(h.take(obs).map { $0["event"]?.string } == ["left"])
     #expect(h.core.nextDue == nil)
+    h.finish()
   }
 
   @Test func anActiveGestureIsCancelledWhenItsSourceDrops() throws {
@@ -66,5 +68,6 @@ import TouchProtocol
     let got = h.take(obs).filter { $0.type == "gesture" }
     #expect(got.map { $0["state"]?.string } == ["cancelled"])
     #expect(got.first?["gesture"]?.string == "pan")
+    h.finish()
   }
 }

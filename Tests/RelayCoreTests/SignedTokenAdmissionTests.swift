@@ -60,6 +60,7 @@ import TouchProtocol
     #expect(admit(h, obs("stage-12"), prefix) == nil)
     #expect(admit(h, obs("backstage"), prefix)?.status == 403)
     #expect(refusals(h) == ["wrong session", "wrong session"])
+    h.finish()
   }
 
   @Test func timesAreCheckedAgainstTheRequestsWallClockWithTheLeeway() {
@@ -72,6 +73,7 @@ import TouchProtocol
     #expect(admit(h, src, t, at: wall - 40) == nil)
     #expect(admit(h, src, t, at: wall - 41)?.status == 403)
     #expect(refusals(h) == ["expired", "not yet valid"])
+    h.finish()
   }
 
   @Test func refusalsAreTheSameWhetherTheSessionExistsAndNeverLogTheToken() throws {
@@ -90,6 +92,7 @@ import TouchProtocol
     for line in lines {
       #expect(!"\(line.message) \(line.metadata)".contains(forged.prefix(20)))
     }
+    h.finish()
   }
 
   @Test func sharedTokensStillWorkAndKeysMakeEveryRoleNeedAToken() {
@@ -102,6 +105,7 @@ import TouchProtocol
     #expect(admit(h, obs, nil)?.status == 401)
     #expect(admit(h, obs, Self.token(claims(role: "observer"))) == nil)
     #expect(refusals(h) == ["malformed (not three parts)"])
+    h.finish()
   }
 
   @Test func aPeerIsClosedWith1008WhenItsTokenExpires() throws {
@@ -125,6 +129,7 @@ import TouchProtocol
     #expect(h.takeActions().contains { $0.logLine?.message == "token expired, closing" })
     h.core.closed(peer, at: 45_010)
     #expect(h.core.nextDue == nil)
+    h.finish()
   }
 
   @Test func aClosedPeerLeavesNoExpiryAndSharedTokensNone() throws {
