@@ -48,7 +48,7 @@ struct GestureArena<Table: RecognizerTable>: Sendable {
 
   // MARK: Timers
 
-  // Inlined: called, it was handed a copy of the whole arena (816 bytes) after every frame.
+  // Inlined: called, it was handed a copy of the whole arena after every frame.
   @inline(__always) var nextDeadline: Double? { members.deadline(ctx: ctx) }
 
   /// Fires every timer due before `t` (or at `t` too, when `inclusive`), in deadline order

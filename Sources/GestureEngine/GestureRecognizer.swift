@@ -30,7 +30,8 @@ protocol GestureRecognizer: Sendable {
 
   /// This recognizer's pending timer, device ms.
   func deadline(ctx: GestureContext) -> Double?
-  /// Its timer is due (`t` is the deadline). Returns true to claim.
+  /// Its timer is due (`t` is the deadline). Returns true to claim. Afterwards the deadline
+  /// must be gone or later (a refused claim is followed by `reject`), or it would fire again.
   mutating func fire(at t: Double, ctx: inout GestureContext) -> Bool
 
   /// The arena accepted its claim (a continuous gesture begins, a discrete one is reported).
