@@ -3,37 +3,16 @@ import TouchRelayClient
 
 /// The idle policy and the extensions offered at the upgrade.
 @Suite struct KeepAliveTests {
-  @Test func silentPeersArePingedAndHungUpOn() async throws {
+  /// A phone gone silent, not even answering pings, is pinged, then hung up on by lws; its pan
+  /// is cancelled and it is gone. What follows a hang-up (the cancel's stamps, `left` when its
+  /// resume window ends) is the core's, at exact times in `ResumeWindowTimingTests`.
+  @Test func aSilentSourceIsPingedThenHungUpOnAndItsPanCancelled() async throws {
     // lws checks both on one timer, the hang-up first: a service thread held up past both
     // times (the whole suite starts at once on two cores) hangs up without having pinged, so
-    // the hang-up comes well after the ping.
-    let relay = try TestRelay {
-      $0.pingInterval = 2
-      $0.idleTimeout = UInt16(8 * TestTime.scale)
-    }
-    defer { relay.stop() }
-    var mute = WebSocketConfiguration()
-    mute.autoPong = false
-    let ws = try await WebSocketConnection.connect(relay.url("/v1/observe/idle"), configuration: mute)
-    var sawPing = false
-    var closed = false
-    let deadline = ContinuousClock.now + TestTime.seconds(20)
-    while ContinuousClock.now < deadline && !closed {
-      switch try? await ws.next(timeout: .seconds(1)) {
-      case .ping?: sawPing = true
-      case .close?: closed = true
-      case nil: if !ws.isActive { closed = true }
-      default: continue
-      }
-    }
-    #expect(sawPing, "the server never pinged")
-    #expect(closed, "a peer that never answered was not hung up on")
-  }
-
-  @Test func aSilentSourceIsClosedItsGesturesCancelledAndObserversTold() async throws {
-    // Long enough that a busy machine's pause between the welcome and the pan is not silence,
-    // and that the observer, pinged too, has 5 s to answer: at 2 s / 4 s a full CI pass on
-    // lws' poll loop hung up on the observer itself (1006) before the source went quiet.
+    // the hang-up comes well after the ping. Long enough that a busy machine's pause between
+    // the welcome and the pan is not silence, and that the observer, pinged too, has 5 s to
+    // answer: at 2 s / 4 s a full CI pass on lws' poll loop hung up on the observer itself
+    // (1006) before the source went quiet.
     let relay = try TestRelay {
       $0.pingInterval = UInt16(3 * TestTime.scale)
       $0.idleTimeout = UInt16(8 * TestTime.scale)
@@ -51,21 +30,32 @@ import TouchRelayClient
       })
     let began = try await watcher.nextJSON(type: "gesture")
     #expect(began["gesture"]?.stringValue == "pan" && began["state"]?.stringValue == "began")
+    var sawPing = false
+    var hungUp = false
     var cancelled = false
     var gone = false
-    // Hung up after 8 s of silence; the loop ends as soon as both are seen, so the deadline
+    // Hung up after 8 s of silence; the loop ends as soon as all is seen, so the deadline
     // only bounds a failure.
     let deadline = ContinuousClock.now + TestTime.seconds(24)
-    while ContinuousClock.now < deadline && !(cancelled && gone) {
-      guard let m = try? await watcher.nextJSON(timeout: .seconds(1)) else { continue }
-      if m["type"]?.stringValue == "gesture", m["gesture"]?.stringValue == "pan", m["state"]?.stringValue == "cancelled"
+    while ContinuousClock.now < deadline && !gone {
+      if !hungUp {
+        switch try? await phone.next(timeout: .milliseconds(500)) {
+        case .ping?: sawPing = true
+        case .close?: hungUp = true
+        case nil: if !phone.isActive { hungUp = true }
+        default: break
+        }
+      }
+      if !cancelled, let m = try? await watcher.nextJSON(timeout: .milliseconds(500)),
+        m["type"]?.stringValue == "gesture", m["gesture"]?.stringValue == "pan", m["state"]?.stringValue == "cancelled"
       {
         cancelled = true
       }
-      // Hung up on, not a clean goodbye: observers see it leave once the resume window ends,
-      // here checked through /healthz instead of waiting 10 s.
-      if cancelled, try await relay.health()["sources"]?.intValue == 0 { gone = true }
+      // Hung up on, not a clean goodbye: held for its resume window, no longer connected.
+      if hungUp && cancelled, try await relay.health()["sources"]?.intValue == 0 { gone = true }
     }
+    #expect(sawPing, "the server never pinged")
+    #expect(hungUp, "a source that never answered was not hung up on")
     #expect(cancelled, "the pan of a source that went silent was not cancelled")
     #expect(gone, "source \(id) still connected")
   }

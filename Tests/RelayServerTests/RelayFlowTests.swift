@@ -153,7 +153,9 @@ import TouchRelayClient
     let (phone, id) = try await relay.source("r")
     _ = try await watcher.nextJSON(type: "source")
     try await phone.drop()
-    try await Task.sleep(for: .milliseconds(200))
+    // Resumable once the server has seen the drop: the source is no longer counted.
+    let seen = ContinuousClock.now + TestTime.seconds(5)
+    while try await relay.health()["sources"]?.intValue != 0, ContinuousClock.now < seen {}
     let (again, newID) = try await relay.source(
       "r", hello: #"{"type":"hello","device":{"name":"Test phone","width":400,"height":800},"resume":"\#(id)"}"#)
     #expect(newID == id)

@@ -137,8 +137,9 @@ import TouchRelayClient
   }
 
   /// SIGKILL of the node holding a source: within 5 s the other nodes' observers get
-  /// `cancelled` for its active gestures, then `left` once the resume window has passed.
-  @Test func aNodeKilledWithoutAWordCancelsItsGesturesAndItsSourcesLeave() async throws {
+  /// `cancelled` for its active gestures. The `left` at the resume window's end, and the exact
+  /// times of both, are the core's rules (`ClusterGapTests`, on virtual time).
+  @Test func aNodeKilledWithoutAWordHasItsGesturesCancelledOnTheOthers() async throws {
     let redis = try await TestRedis()
     defer { withExtendedLifetime(redis) {} }
     let nodes = try await startCluster(["A", "B"], redis: redis)
@@ -160,8 +161,6 @@ import TouchRelayClient
     #expect(cancelled.last?["state"]?.stringValue == "cancelled", "\(cancelled)")
     #expect(ContinuousClock.now - killedAt < TestTime.seconds(5), "cancelled within 5 s")
     #expect(cancelled.last?["source"]?.stringValue == id)
-    let left = try await obs.collect(until: { $0["event"]?.stringValue == "left" }, timeout: TestTime.seconds(14))
-    #expect(left.last?["event"]?.stringValue == "left" && left.last?["source"]?.stringValue == id, "\(left)")
     await obs.close()
   }
 
@@ -183,9 +182,6 @@ import TouchRelayClient
     #expect(welcome["source"]?.stringValue == id && welcome["resumed"]?.boolValue == true, "\(welcome)")
     let seen = try await obs.collect { $0["event"]?.stringValue == "rejoined" }
     #expect(seen.last?["event"]?.stringValue == "rejoined", "\(seen)")
-    // A's death is noticed later; the source lives on at C, so no `left`.
-    let after = try await obs.jsonFor(.seconds(5))
-    #expect(!after.contains { $0["event"]?.stringValue == "left" }, "\(after)")
     // C's frames reach B's raw observer, as C's source sent them, in order.
     let sent = [
       frameText(2, t: 1500, [(1, "began", 10, 10)]), frameText(3, t: 1516, [(1, "moved", 12, 10)]),
@@ -193,6 +189,9 @@ import TouchRelayClient
     ]
     for text in sent { try await again.send(text: text) }
     let got = try await obs.collect { $0.type == "touches" && $0["seq"]?.intValue == 4 }
+    // The source lives on at C: no `left` (that A's death, noticed later, changes nothing of
+    // it is the core's rule: `ClusterGapTests`).
+    #expect(!got.contains { $0["event"]?.stringValue == "left" }, "\(got)")
     let touches = got.filter { $0.type == "touches" && ($0["seq"]?.intValue ?? 0) >= 2 }
     #expect(touches.map { $0["source"]?.stringValue } == [id, id, id], "\(got)")
     #expect(touches.map { $0["seq"]?.intValue } == [2, 3, 4], "\(got)")
