@@ -12,8 +12,9 @@
 /// polls on a timer of its own into the process-wide metrics bootstrap, which this server does
 /// not use (each server has its own registry).
 ///
-/// A scrape costs `getrusage`, `getrlimit`, one read of `/proc/self/statm` and a listing of
-/// `/proc/self/fd` (one entry per connection); the start time is computed once.
+/// A scrape costs `getrusage`, `getrlimit`, a `stat` of `/proc/self/fd` (a listing of it, one
+/// entry per connection, on kernels before 6.2) and one read of `/proc/self/statm`; the start
+/// time is computed once.
 final class ProcessMetrics {
   /// Unix seconds; nil where `/proc` does not say.
   let startTime: Double?
@@ -40,8 +41,12 @@ final class ProcessMetrics {
   }
 
   #if os(Linux)
-    /// Descriptors open: the entries of `/proc/self/fd`, less the one listing them.
+    /// Descriptors open. Linux 6.2 and later give their count as the size of `/proc/self/fd`
+    /// (a count of the descriptor table's bits); before, it is 0 and the entries are listed,
+    /// one per connection, less the one listing them.
     static func openDescriptors() -> Double? {
+      var info = stat()
+      if stat("/proc/self/fd", &info) == 0, info.st_size > 0 { return Double(info.st_size) }
       guard let dir = opendir("/proc/self/fd") else { return nil }
       defer { closedir(dir) }
       var count = 0
