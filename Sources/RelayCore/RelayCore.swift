@@ -20,8 +20,11 @@ import TouchProtocol
 public final class RelayCore {
   public let configuration: Configuration
   var headroom: Int { configuration.headroom }
-  /// The decoder and what reading a frame reuses.
-  var intake: FrameIntake
+  /// A `let`, not part of `intake`: the decoder is read on every message, and a `let` of the
+  /// core is read in place where one inside a `var` would be copied for each call.
+  let decoder: MessageDecoder
+  /// The frame and the engines' scratch that reading a frame reuses.
+  var intake = FrameIntake()
   /// What the driver is to do, in order (see `drainActions`).
   let actions = ActionList()
   /// The peers with new output, and the pool of messages to write the next ones into.
@@ -39,16 +42,20 @@ public final class RelayCore {
   var directory = PeerDirectory()
   /// Tokens, origins, and which refusals were logged.
   var admission: AdmissionState
-  /// Shutdown was requested: no new peers; every peer drains, then closes with 1001.
-  public internal(set) var stopping = false
-  /// Shutdown is complete; `.finished` was emitted.
-  public internal(set) var finished = false
+  /// Serving, stopping (shutdown was requested: no new peers; every peer drains, then closes
+  /// with 1001), or finished (`.finished` was emitted).
+  var shutdown = ShutdownState.serving
   /// Every timer, and the wake-up asked of the driver (the one owner of time).
   var timers = Timers()
   /// The flood rules' paused readers and owed reports.
   var flood = FloodState()
   /// Set when this relay is a node of a cluster.
   public let cluster: ClusterState?
+
+  /// Shutdown was requested (see `requestShutdown`).
+  public var stopping: Bool { shutdown != .serving }
+  /// Shutdown is complete; `.finished` was emitted.
+  public var finished: Bool { shutdown == .finished }
 
   public var sessions: [String: Session] { directory.sessions }
   /// Every open peer, until `closed`.
@@ -64,7 +71,7 @@ public final class RelayCore {
   public init(configuration: Configuration, access: AccessPolicy = AccessPolicy(), at rt: Double) {
     self.configuration = configuration
     admission = AdmissionState(access: access)
-    intake = FrameIntake(limits: configuration.limits)
+    decoder = MessageDecoder(limits: configuration.limits)
     cluster = configuration.cluster.map(ClusterState.init)
     now = rt
     startedAt = rt
@@ -185,11 +192,11 @@ public final class RelayCore {
       var frame = Frame(seq: 0, t: 0, touches: [])
       swap(&frame, &intake.frame)
       defer { swap(&frame, &intake.frame) }
-      if let text = intake.decoder.compactFrame(bytes, into: &frame) {
+      if let text = decoder.compactFrame(bytes, into: &frame) {
         return handleFrame(frame, text: text, from: peer, rt: rt)
       }
     }
-    switch intake.decoder.decode(bytes) {
+    switch decoder.decode(bytes) {
     case .failure(let e):
       sendError(e, to: peer)
     case .success(let message):
@@ -292,7 +299,10 @@ public final class RelayCore {
     peer.session.prefetchObservers()
     state.engine.prefetchBuffers()
     let touches = mirror(frame, origin: origin, in: peer.session, text: text)
-    mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
+    // A TUIO bundle once a `format=tuio` observer came, and from then on (see `mirrorTUIO`).
+    if state.tuioWriter != nil || peer.session.tuioObservers > 0 {
+      mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
+    }
     counters.framesIn += 1
     // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record
     // per frame would cost a fair part of what the engine itself costs.

@@ -524,7 +524,7 @@ struct ClusterNode {
       let target = session.sources.first(where: { $0.source?.info.id == record.source }), let state = target.source
     else { return }
     let failure: ProtocolError?
-    switch core.intake.decoder.decode(payload) {
+    switch core.decoder.decode(payload) {
     case .success(.control(let c)):
       failure = core.applyControl(c, to: target, state: state, rt: now)
     case .success:

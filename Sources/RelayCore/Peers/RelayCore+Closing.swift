@@ -133,7 +133,7 @@ extension RelayCore {
   public func requestShutdown(at rt: Double) {
     now = rt
     guard !stopping else { return }
-    stopping = true
+    shutdown = .stopping
     log(.info, "shutting down", ["connections": "\(peers.count)"])
     for peer in directory.peersInAdmissionOrder {
       close(peer, .goingAway, "server shutting down", drain: true)
@@ -157,7 +157,7 @@ extension RelayCore {
 
   private func finish() {
     guard !finished else { return }
-    finished = true
+    shutdown = .finished
     timers.set(.drainEnds, nil)
     emit(.finished)
   }

@@ -22,11 +22,16 @@ extension RelayCore {
   /// wake-up asked for is past. A deadline falls due between events; the next event fires it
   /// (on a busy server, within a frame's gap), and the wake-up `deadlineSlackMs` after it does
   /// when none comes: the relay then needs no hook in its loop's every iteration.
-  public func advance(to rt: Double? = nil) {
+  @inline(__always) public func advance(to rt: Double? = nil) {
     let rt = rt ?? now
     now = rt
     timers.passing(rt)
+    // After every event: the common case has nothing to do.
     guard timers.unsettled(now: rt) else { return }
+    runTimers(at: rt)
+  }
+
+  @inline(never) private func runTimers(at rt: Double) {
     if let first = timers.engineDeadlines.earliest, first <= rt {
       while let peer = timers.popEngineDeadline(dueBy: rt) { deadlineFell(peer, at: rt) }
     }

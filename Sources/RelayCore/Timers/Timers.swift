@@ -46,7 +46,7 @@ struct Timers {
 
   // MARK: - Setting
 
-  subscript(slot: Slot) -> Double? {
+  @inline(__always) subscript(slot: Slot) -> Double? {
     switch slot {
     case .readersResume: slots.0
     case .reportsDue: slots.1
@@ -116,13 +116,13 @@ struct Timers {
   // MARK: - Asking
 
   /// The earliest time anything is due, if anything is.
-  var nextDue: Double? { Self.earliest(engineDeadlines.earliest, otherDue) }
+  @inline(__always) var nextDue: Double? { Self.earliest(engineDeadlines.earliest, otherDue) }
 
   /// Something will fall due.
-  var isEmpty: Bool { engineDeadlines.isEmpty && otherDue == nil }
+  @inline(__always) var isEmpty: Bool { engineDeadlines.isEmpty && otherDue == nil }
 
   /// Whether `slot` is due by `rt`.
-  func due(_ slot: Slot, at rt: Double) -> Bool {
+  @inline(__always) func due(_ slot: Slot, at rt: Double) -> Bool {
     guard let due = self[slot] else { return false }
     return due <= rt
   }
@@ -131,7 +131,7 @@ struct Timers {
   /// was set or cleared since the last run, or what was due then is due by `now` and no run
   /// happened at that time. A run fires all that is due at its time, so the last condition only
   /// guards a driver that runs until this is false against looping for ever.
-  func unsettled(now: Double) -> Bool {
+  @inline(__always) func unsettled(now: Double) -> Bool {
     if moved { return true }
     guard let due = dueAtLastRun, now > ranAt else { return false }
     return now >= due
