@@ -373,9 +373,9 @@ def metrics_summary(text_):
     for k, v in m.items():
         name = k.split("{", 1)[0]
         label = k.split('code="', 1)[1].split('"', 1)[0] if 'code="' in k else None
-        if name == "touchrelay_errors_total" and label:
+        if name == "touchrelay_errors_total" and label and v:
             s["errors"][label] = int(v)
-        elif name == "touchrelay_closes_total" and label:
+        elif name == "touchrelay_closes_total" and label and v:
             s["closes"][label] = int(v)
         elif name in ("touchrelay_dropped_messages_total", "touchrelay_frames_in_total",
                       "touchrelay_messages_out_total", "touchrelay_sessions",

@@ -48,7 +48,7 @@ public struct ProtocolError: Error, Sendable, Equatable {
 }
 
 /// WebSocket close codes the server uses (RFC 6455 section 7.4.1).
-public enum CloseCode: UInt16, Sendable {
+public enum CloseCode: UInt16, Sendable, CaseIterable {
   case goingAway = 1001
   case protocolError = 1002
   case unsupportedData = 1003

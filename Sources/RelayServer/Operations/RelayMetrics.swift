@@ -72,10 +72,8 @@ final class RelayMetrics {
 
   /// The codes a connection ends with that `protocol/README.md` documents: a peer's normal
   /// close (1000), every code the server closes with, and "none" (no close frame). Other codes
-  /// a peer may close with are exported from their first close on. `CloseCode` is not
-  /// `CaseIterable`; its cases are found from its raw values instead, once.
-  static let closeCodes: [String] =
-    ["1000"] + (UInt16.min...UInt16.max).compactMap(CloseCode.init(rawValue:)).map { String($0.rawValue) } + ["none"]
+  /// a peer may close with are exported from their first close on.
+  static let closeCodes: [String] = ["1000"] + CloseCode.allCases.map { String($0.rawValue) } + ["none"]
 
   /// Every `why` of `touchrelay_bus_malformed_total`: the labels of `BusFormatError`'s cases,
   /// visited by an exhaustive switch (the enum is not `CaseIterable`: `badKind` carries the
