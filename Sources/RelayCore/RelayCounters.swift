@@ -1,3 +1,5 @@
+import TouchProtocol
+
 /// What the core counts for `/metrics`: plain integers bumped on the per-frame path (an add,
 /// not an atomic), handed to the metrics library by the driver when scraped.
 public struct RelayCounters: Sendable {
@@ -22,5 +24,14 @@ public struct RelayCounters: Sendable {
 
   mutating func error(_ code: String) { errors[code, default: 0] += 1 }
 
-  mutating func close(_ code: UInt16?) { closes[code.map(String.init) ?? "none", default: 0] += 1 }
+  mutating func close(_ code: UInt16?) { closes[Self.closeLabel(code), default: 0] += 1 }
+
+  /// The label a close is counted under: RFC 6455's own codes (1000-1015) and the server's
+  /// (`CloseCode`) as themselves, "none" for no close frame, and "other" for the rest, which a
+  /// peer may pick freely (3000-4999): each its own series, a client could make thousands.
+  static func closeLabel(_ code: UInt16?) -> String {
+    guard let code else { return "none" }
+    if (1000...1015).contains(code) || CloseCode(rawValue: code) != nil { return String(code) }
+    return "other"
+  }
 }
