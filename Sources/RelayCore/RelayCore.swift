@@ -284,7 +284,7 @@ public final class RelayCore {
 
   /// A frame that passed the validator: through the rate limit to the raw observers and the
   /// engine; `arming`: re-arm the source's timer after it (see `arm`).
-  private func take(
+  @inline(__always) private func take(
     _ frame: Frame, text: FrameText = FrameText(), from peer: Peer, _ state: SourceState,
     rt: Double, arming: Bool = true
   ) {
