@@ -21,13 +21,15 @@ public struct JSONLogHandler: LogHandler {
   private let label: String
   private let descriptor: Int32
 
-  /// A handler writing to `descriptor` (standard error, as the text format does).
+  /// A handler writing to `descriptor` (standard error, as the text format does, when nil).
+  /// Standard error's number is read here, not in a default argument: the module has two
+  /// clang modules declaring `STDERR_FILENO`, and a public default must name the one imported.
   public init(
-    label: String, descriptor: Int32 = STDERR_FILENO,
+    label: String, descriptor: Int32? = nil,
     metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider
   ) {
     self.label = label
-    self.descriptor = descriptor
+    self.descriptor = descriptor ?? STDERR_FILENO
     self.metadataProvider = metadataProvider
   }
 
