@@ -458,6 +458,7 @@ struct ClusterNode {
     if let local {
       for obs in local.observers where obs.isOpen {
         obs.queue.noteMissed(count)
+        core.countDropped(count, for: obs)
         core.announce(obs)
       }
     }

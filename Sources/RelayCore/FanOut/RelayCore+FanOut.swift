@@ -115,12 +115,26 @@ extension RelayCore {
 
   func enqueue(_ m: OutgoingMessage, to peer: Peer) {
     guard case .open = peer.lifecycle else { return }
-    if peer.queue.push(m) == .overflow {
+    switch peer.queue.push(m) {
+    case .queued: break
+    case .queuedWithDrops: countDropped(1, for: peer)
+    case .overflow:
       log(.warning, "observer too slow, closing", ["conn": "\(peer.serial)", "queued": "\(peer.queue.count)"])
       close(peer, .policyViolation, "too slow: \(peer.queue.count) undroppable messages pending", drain: false)
       return
     }
     announce(peer)
+  }
+
+  /// Counts `n` messages `peer` lost (for `/metrics`) when they are lost, not when the peer
+  /// is next told of them: an observer that stopped reading would otherwise show no drops
+  /// for as long as it reads nothing. Saturating: a cluster gap may be up to 2^53.
+  func countDropped(_ n: Int, for peer: Peer) {
+    if peer.role == .observer {
+      counters.droppedForObservers = min(counters.droppedForObservers, Int.max - n) + n
+    } else {
+      counters.droppedForSources = min(counters.droppedForSources, Int.max - n) + n
+    }
   }
 
   /// Tells the driver `peer` has output, unless it was told and has not taken it all yet.
@@ -167,8 +181,8 @@ extension RelayCore {
   private func takeMessage(_ peer: Peer) -> OutgoingMessage? {
     let missed = peer.queue.takeDropped()
     if missed > 0 {
+      // Counted when they were dropped (`countDropped`).
       if peer.role == .observer {
-        counters.droppedForObservers += missed
         // After a gap, a fresh snapshot of every scene the observer follows.
         for s in peer.session.activeSources where peer.filter.wants(source: s.info.id) {
           guard let scene = s.engine.sceneState else { continue }
@@ -177,8 +191,6 @@ extension RelayCore {
           peer.priority.append(OutgoingMessage(bytes, headroom: headroom, supersedable: true, at: now))
         }
         if let node = clusterNode { peer.priority.append(contentsOf: node.remoteSnapshots(for: peer)) }
-      } else {
-        counters.droppedForSources += missed
       }
       return OutgoingMessage(
         ServerMessage.dropped(count: missed, headroom: headroom), headroom: headroom, supersedable: false, at: now)
