@@ -512,9 +512,11 @@ def run(lab):
     killed = time.monotonic()
     lab.nodes["relay-b"].send_signal(signal.SIGKILL)
     lab.nodes["relay-b"].wait()
+    # Watched first: relay-a takes 3 s of silence to count relay-b lost, longer than this
+    # alert's whole budget, and a look only after that wait would find it late.
+    lab.expect_firing([("TouchRelayDown", b)], killed)
     lost = lab.wait_metric("relay-a", "touchrelay_bus_nodes_lost_total", lambda v: v > lost_before, 10)
     rt.check("relay-a counts relay-b lost", lost is not None)
-    lab.expect_firing([("TouchRelayDown", b)], killed)
     lab.expect_firing([("TouchRelayBusNodeLost", a)], lost or time.monotonic())
     lab.start_node("relay-b")
     restarted = time.monotonic()
