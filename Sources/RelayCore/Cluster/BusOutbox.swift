@@ -15,7 +15,9 @@ struct BusOutbox {
   }
 
   var isEmpty: Bool { records == 0 }
-  var byteCount: Int { writer.count }
+  /// Bytes waiting to be taken: none once `take` has handed them over (the writer keeps its
+  /// bytes until the next record begins a new message).
+  var byteCount: Int { records == 0 ? 0 : writer.count }
 
   private mutating func beginIfNeeded() {
     guard records == 0 else { return }
