@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import TouchProtocol
 
 #if canImport(Glibc)
   import Glibc
@@ -60,28 +61,30 @@ public struct JSONLogHandler: LogHandler {
     time: String = timestamp(), level: String, message: String, logger: String?, source: String?,
     fields: Logger.Metadata = [:]
   ) -> String {
-    var out = "{"
-    append(key: "time", string: time, to: &out)
-    out += ","
-    append(key: "level", string: level, to: &out)
-    out += ","
-    append(key: "message", string: message, to: &out)
+    // TouchProtocol's writer, which every server message is written with: its escaping is
+    // the protocol's, checked by its own tests.
+    var json = JSONWriter()
+    json.beginObject()
+    json.key("time")
+    json.string(time)
+    json.key("level")
+    json.string(level)
+    json.key("message")
+    json.string(message)
     if let logger {
-      out += ","
-      append(key: "logger", string: logger, to: &out)
+      json.key("logger")
+      json.string(logger)
     }
     if let source {
-      out += ","
-      append(key: "source", string: source, to: &out)
+      json.key("source")
+      json.string(source)
     }
     for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
-      out += ","
-      appendString(fixedKeys.contains(key) ? "field." + key : key, to: &out)
-      out += ":"
-      appendValue(value, to: &out)
+      json.key(escaping: fixedKeys.contains(key) ? "field." + key : key)
+      write(value, to: &json)
     }
-    out += "}\n"
-    return out
+    json.endObject()
+    return String(decoding: json.bytes, as: UTF8.self) + "\n"
   }
 
   /// Now, UTC, as RFC 3339 with milliseconds: `2026-01-02T03:04:05.678Z`.
@@ -115,52 +118,21 @@ public struct JSONLogHandler: LogHandler {
     }
   }
 
-  private static func append(key: String, string: String, to out: inout String) {
-    appendString(key, to: &out)
-    out += ":"
-    appendString(string, to: &out)
-  }
-
-  private static func appendValue(_ value: Logger.Metadata.Value, to out: inout String) {
+  private static func write(_ value: Logger.Metadata.Value, to json: inout JSONWriter) {
     switch value {
-    case .string(let s): appendString(s, to: &out)
-    case .stringConvertible(let c): appendString(c.description, to: &out)
+    case .string(let s): json.string(s)
+    case .stringConvertible(let c): json.string(c.description)
     case .array(let values):
-      out += "["
-      for (i, v) in values.enumerated() {
-        if i > 0 { out += "," }
-        appendValue(v, to: &out)
-      }
-      out += "]"
+      json.beginArray()
+      for v in values { write(v, to: &json) }
+      json.endArray()
     case .dictionary(let members):
-      out += "{"
-      for (i, (k, v)) in members.sorted(by: { $0.key < $1.key }).enumerated() {
-        if i > 0 { out += "," }
-        appendString(k, to: &out)
-        out += ":"
-        appendValue(v, to: &out)
+      json.beginObject()
+      for (k, v) in members.sorted(by: { $0.key < $1.key }) {
+        json.key(escaping: k)
+        write(v, to: &json)
       }
-      out += "}"
+      json.endObject()
     }
-  }
-
-  /// A JSON string: `"` and `\` escaped, control characters as `\uXXXX` (or `\n`, `\t`,
-  /// `\r`); everything else as it is, `/` included, so a URL reads as in the text format.
-  static func appendString(_ s: String, to out: inout String) {
-    out += "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    out += "\""
   }
 }
