@@ -35,6 +35,9 @@ import re
 import sys
 import urllib.parse
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from checklib import Check, depth, strict_load  # noqa: E402  (tools/checklib.py, beside this file)
+
 try:
     import yaml
 except ImportError:  # pragma: no cover
@@ -100,28 +103,9 @@ def asyncapi_validator(meta):
     return Draft7Validator(meta, resolver=Resolver.from_schema(meta))
 
 
-def _no_constant(word):
-    raise ValueError(f"non-finite literal {word}")
-
-
-def _finite(text):
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"number {text} overflows a double")
-    return value
-
-
 def load_json(path):
-    """Strict JSON, as the server reads it: no NaN or Infinity, no number overflowing a double."""
-    return json.loads(path.read_text("utf-8"), parse_constant=_no_constant, parse_float=_finite)
-
-
-def depth(value):
-    if isinstance(value, dict):
-        return 1 + max((depth(v) for v in value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max((depth(v) for v in value), default=0)
-    return 0
+    """Strict JSON, as the server reads it (checklib.strict_load)."""
+    return strict_load(path.read_bytes())
 
 
 def pointer(document, fragment):
@@ -153,19 +137,6 @@ def refs(node, where="#"):
     elif isinstance(node, list):
         for i, value in enumerate(node):
             yield from refs(value, f"{where}/{i}")
-
-
-class Check:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def report(self, ok, what, why):
-        print(f"{'PASS' if ok else 'FAIL'} {what}: {why}")
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
 
 
 def resolve(document, ref, base):

@@ -21,9 +21,11 @@ Prints one line per file and then `N passed, M failed`; exits 1 if anything fail
 """
 
 import json
-import math
 import pathlib
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from checklib import NonFinite, depth, strict_load  # noqa: E402  (tools/checklib.py, beside this file)
 
 try:
     from jsonschema import Draft202012Validator
@@ -54,44 +56,6 @@ DECODER_CODES = {
     "too_many_touches": "schema",
     "too_many_frames": "schema",
 }
-
-
-class NonFinite(ValueError):
-    pass
-
-
-def _constant(word):
-    raise NonFinite(f"non-finite literal {word}")
-
-
-def _float(text):
-    v = float(text)
-    if not math.isfinite(v):
-        raise NonFinite(f"number {text} overflows a double")
-    return v
-
-
-def _int(text):
-    v = int(text)
-    try:
-        float(v)
-    except OverflowError:
-        raise NonFinite(f"number {text} overflows a double") from None
-    return v
-
-
-def strict_load(raw):
-    """Parses like the server: RFC 8259 JSON, finite numbers only, no trailing data."""
-    text = raw.decode("utf-8")
-    return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
-
-
-def depth(value):
-    if isinstance(value, dict):
-        return 1 + max((depth(v) for v in value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max((depth(v) for v in value), default=0)
-    return 0
 
 
 def load_schemas():

@@ -32,25 +32,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+from checklib import Check  # noqa: E402  (tools/checklib.py, beside this file)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 UNITS = ROOT / "deploy" / "systemd"
 INSTALLED_BINARY = "/usr/local/bin/touch-relay"
 # systemd-analyze security's scale: 0 (safest) to 10; up to 2.0 it calls "OK". The units
 # rate 1.1: network access (they serve it) and the host's root directory are what remains.
 EXPOSURE_LIMIT = 1.5
-
-
-class Check:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def report(self, ok, what, why):
-        print(f"{'PASS' if ok else 'FAIL'} {what}: {why}")
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
 
 
 def directives(path):
