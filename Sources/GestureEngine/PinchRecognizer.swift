@@ -5,7 +5,7 @@ import TouchProtocol
 /// re-based on the new set so the scale goes on from where it was; with one finger left
 /// the pinch stays active, frozen, and resumes when a finger lands again (article 004's
 /// shortcut of forgetting both fingers is what this avoids). It ends when every finger is up.
-struct PinchRecognizer: ContinuousRecognizer {
+struct PinchRecognizer: TwoFingerRecognizer {
   var state: RecognizerState = .failed
   var gestureID = 0
   private var hasBaseline = false
@@ -24,20 +24,7 @@ struct PinchRecognizer: ContinuousRecognizer {
     track.reset(window: ctx.settings.velocityWindow)
   }
 
-  mutating func fingerJoined(t: Double, ctx: inout GestureContext) { membershipChanged(t: t, ctx: ctx) }
-
-  mutating func fingerLeft(t: Double, ctx: inout GestureContext) { membershipChanged(t: t, ctx: ctx) }
-
-  mutating func allFingersLifting(_ ends: [Int64], t: Double, ctx: inout GestureContext) {
-    finish(at: t, ctx: &ctx)
-  }
-
-  mutating func fingerLifting(_ f: Finger, last: Bool, t: Double, ctx: inout GestureContext) -> Bool {
-    if last { finish(at: t, ctx: &ctx) }
-    return false
-  }
-
-  private mutating func membershipChanged(t: Double, ctx: GestureContext) {
+  mutating func membershipChanged(t: Double, ctx: GestureContext) {
     guard ctx.table.count >= 2 else { return }
     if !hasBaseline { track.add(t: t, x: 1, y: 0) }
     hasBaseline = true

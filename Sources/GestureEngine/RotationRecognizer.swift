@@ -5,7 +5,7 @@ import TouchProtocol
 /// unwrapped from frame to frame, so a 270 degree turn reports 3pi/2 with no jump at +-pi.
 /// When the pair changes (a finger of it lifts), the new pair is the baseline and the
 /// rotation goes on from where it was. Like the pinch, it survives a lifted finger.
-struct RotationRecognizer: ContinuousRecognizer {
+struct RotationRecognizer: TwoFingerRecognizer {
   var state: RecognizerState = .failed
   var gestureID = 0
   private var pair: (Int64, Int64)?
@@ -22,20 +22,7 @@ struct RotationRecognizer: ContinuousRecognizer {
     track.reset(window: ctx.settings.velocityWindow)
   }
 
-  mutating func fingerJoined(t: Double, ctx: inout GestureContext) { membershipChanged(t: t, ctx: ctx) }
-
-  mutating func fingerLeft(t: Double, ctx: inout GestureContext) { membershipChanged(t: t, ctx: ctx) }
-
-  mutating func allFingersLifting(_ ends: [Int64], t: Double, ctx: inout GestureContext) {
-    finish(at: t, ctx: &ctx)
-  }
-
-  mutating func fingerLifting(_ f: Finger, last: Bool, t: Double, ctx: inout GestureContext) -> Bool {
-    if last { finish(at: t, ctx: &ctx) }
-    return false
-  }
-
-  private mutating func membershipChanged(t: Double, ctx: GestureContext) {
+  mutating func membershipChanged(t: Double, ctx: GestureContext) {
     let fingers = ctx.table.fingers
     guard fingers.count >= 2 else {
       pair = nil
