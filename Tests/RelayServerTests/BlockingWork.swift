@@ -53,9 +53,7 @@ func runToolWaiting(_ tool: String, _ args: [String], environment: [String: Stri
 func terminate(_ p: Process, within seconds: Int = 10) {
   if p.isRunning {
     p.terminate()
-    let deadline = ContinuousClock.now + TestTime.seconds(seconds)
-    while p.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-    if p.isRunning {
+    if !eventuallyOnThisThread(timeout: TestTime.seconds(seconds), { !p.isRunning }) {
       Issue.record("touch-relay (pid \(p.processIdentifier)) was still running \(seconds) s after SIGTERM: killed")
       kill(p.processIdentifier, SIGKILL)
     }

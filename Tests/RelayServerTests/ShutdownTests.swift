@@ -50,9 +50,7 @@ import TouchRelayClient
   /// Waits up to 10 s for `p` to exit; true if it did. Once it has, `waitUntilExit` returns at
   /// once and lets Foundation let go of the process (polling `isRunning` alone leaves it held).
   static func exited(_ p: Process) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(10)
-    while p.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-    guard !p.isRunning else { return false }
+    guard try await eventually("touch-relay (pid \(p.processIdentifier)) exits", { !p.isRunning }) else { return false }
     p.waitUntilExit()
     return true
   }
