@@ -24,22 +24,13 @@ import TouchRelayClient
     #expect(before.filter { $0.type == "touches" }.count == 2, "served locally: \(before)")
 
     try await redis.start()
-    try await waitUntilMeshed([a, b])
+    try await waitUntilMeshed([a, b], redis: redis)
     for node in [a, b] { #expect(metricValue(try await node.metrics(), "touchrelay_bus_up") == 1) }
     // B learns of A's source from the bus (A announces its sources when asked).
-    var listed: [String] = []
-    var remote: WebSocketConnection?
-    let deadline = ContinuousClock.now + TestTime.seconds(10)
-    while listed != [id], ContinuousClock.now < deadline {
-      if let remote { await remote.close() }
-      let (ws, w) = try await b.observer("down", query: "raw=1")
-      #expect(w["cluster"]?["bus"]?.stringValue == "up", "\(w)")
-      listed = w["sources"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
-      remote = ws
-      if listed != [id] { try await Task.sleep(for: .milliseconds(100)) }
-    }
+    let (observer, w) = try await b.observer("down", query: "raw=1", seeing: id)
+    #expect(w["cluster"]?["bus"]?.stringValue == "up", "\(w)")
+    let listed = w["sources"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
     #expect(listed == [id], "B's welcome lists A's source")
-    let observer = try #require(remote)
     try await phone.send(texts: ClusterTests.tapFrames(1, from: 3, t0: 2000))
     let after = try await observer.collect { $0.type == "touches" && $0["seq"]?.intValue == 4 }
     let seqs = after.filter { $0.type == "touches" && $0["source"]?.stringValue == id }.compactMap { $0["seq"]?.intValue }

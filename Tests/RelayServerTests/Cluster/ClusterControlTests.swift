@@ -15,25 +15,6 @@ import TouchRelayClient
     case error(String)
   }
 
-  /// An observer of `session` on `node` whose welcome lists `source`: that node has heard of
-  /// it (a node learns other nodes' sources from the bus, a moment after they join).
-  private func observer(of session: String, seeing source: String, on node: TestNode) async throws
-    -> WebSocketConnection
-  {
-    let deadline = ContinuousClock.now + TestTime.seconds(10)
-    while true {
-      let (ws, welcome) = try await node.observer(session)
-      let ids = welcome["sources"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
-      if ids.contains(source) { return ws }
-      await ws.close()
-      guard ContinuousClock.now < deadline else {
-        Issue.record("\(node.name) never listed \(source): \(welcome)")
-        return ws
-      }
-      try await Task.sleep(for: .milliseconds(100))
-    }
-  }
-
   /// A named observer and everything it received.
   final class Watcher {
     let name: String
@@ -107,10 +88,10 @@ import TouchRelayClient
     let nodes = try await startCluster(["A", "B", "C"], redis: redis)
     defer { withExtendedLifetime(nodes) {} }
     let (phone, id) = try await nodes[0].source("ctl", hello: ClusterTests.flatcube)
-    let a = Watcher("A", try await observer(of: "ctl", seeing: id, on: nodes[0]))
-    let b1 = Watcher("B1", try await observer(of: "ctl", seeing: id, on: nodes[1]))
-    let b2 = Watcher("B2", try await observer(of: "ctl", seeing: id, on: nodes[1]))
-    let c = Watcher("C", try await observer(of: "ctl", seeing: id, on: nodes[2]))
+    let a = Watcher("A", try await nodes[0].observer("ctl", seeing: id).0)
+    let b1 = Watcher("B1", try await nodes[1].observer("ctl", seeing: id).0)
+    let b2 = Watcher("B2", try await nodes[1].observer("ctl", seeing: id).0)
+    let c = Watcher("C", try await nodes[2].observer("ctl", seeing: id).0)
     func toggle(_ on: Bool, named: Bool) -> String {
       named
         ? #"{"type":"control","source":"\#(id)","recognizeAny":\#(on)}"# : #"{"type":"control","recognizeAny":\#(on)}"#
@@ -145,7 +126,7 @@ import TouchRelayClient
     defer { withExtendedLifetime(nodes) {} }
     let (phone, id) = try await nodes[0].source("two", hello: ClusterTests.flatcube)
     let (plain, plainID) = try await nodes[0].source("two", hello: ClusterTests.hello)
-    let obs = Watcher("B", try await observer(of: "two", seeing: plainID, on: nodes[1]))
+    let obs = Watcher("B", try await nodes[1].observer("two", seeing: plainID).0)
     try await run(
       [
         (obs, #"{"type":"control","recognizeAny":true}"#, .error("unknown_source")),

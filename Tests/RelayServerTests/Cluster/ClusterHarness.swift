@@ -51,12 +51,15 @@ final class TestRedis: @unchecked Sendable {
     try ChildProcess.run(p)
     process = p
     // Ready once it answers.
-    let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline {
-      if (try? cliWaiting(["PING"])) == "PONG" { return }
-      Thread.sleep(forTimeInterval: 0.05)
+    guard eventuallyOnThisThread(timeout: TestTime.seconds(10), { (try? cliWaiting(["PING"])) == "PONG" }) else {
+      throw TestRedisError.notReady
     }
-    throw TestRedisError.notReady
+  }
+
+  /// How many connections are subscribed to `channel` (`PUBSUB NUMSUB`).
+  func subscribers(of channel: String) async throws -> Int {
+    let said = try await cli(["PUBSUB", "NUMSUB", channel]).split(separator: "\n")
+    return said.count == 2 ? Int(said[1]) ?? 0 : 0
   }
 
   /// SIGKILL: the Redis dies without a word.
@@ -164,13 +167,50 @@ final class TestNode: @unchecked Sendable {
   }
 
   /// Waits until `/healthz` says the bus is up (`up`) or down; whether it did within `timeout`.
-  func waitForBus(up: Bool, timeout: Duration = TestTime.seconds(10)) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      if try await clusterView().up == up { return true }
-      try await Task.sleep(for: .milliseconds(50))
+  func waitForBus(
+    up: Bool, timeout: Duration = TestTime.seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> Bool {
+    try await eventually(
+      "\(name)'s /healthz says its bus is \(up ? "up" : "down")", timeout: timeout, sourceLocation: sourceLocation
+    ) {
+      try await clusterView().up == up
     }
-    return false
+  }
+
+  /// How many sources of other nodes `/healthz` says this node knows.
+  func remoteSources() async throws -> Int {
+    try await health()["cluster"]?["remoteSources"]?.intValue ?? 0
+  }
+
+  /// Waits until this node has heard of `count` sources of other nodes (they reach it over the
+  /// bus a moment after they join theirs).
+  func waitForRemoteSources(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    var listed = 0
+    try await eventually(
+      "\(name)'s /healthz lists \(count) sources of other nodes (it lists \(listed))", sourceLocation: sourceLocation
+    ) {
+      listed = try await remoteSources()
+      return listed == count
+    }
+  }
+
+  /// An observer of `session` whose welcome lists `source`: this node has heard of it (a
+  /// node learns other nodes' sources from the bus, a moment after they join).
+  func observer(
+    _ session: String, query: String = "", seeing source: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> (WebSocketConnection, JSONValue) {
+    var last: (WebSocketConnection, JSONValue)?
+    let seen = try await eventually(
+      "\(name) lists \(source) in a welcome to \(session): \(last.map { "\($0.1)" } ?? "")", sourceLocation: sourceLocation
+    ) {
+      if let (ws, _) = last { await ws.close() }
+      let (ws, welcome) = try await observer(session, query: query)
+      last = (ws, welcome)
+      let ids = welcome["sources"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+      return ids.contains(source)
+    }
+    guard seen, let last else { throw WebSocketClientError.timeout("\(name) never listed \(source)") }
+    return last
   }
 
   func source(
@@ -231,14 +271,13 @@ final class NodeLog: @unchecked Sendable {
   }
 
   /// Waits until a line contains `needle` (or `timeout` passes); those lines.
-  func waitFor(_ needle: String, timeout: Duration = TestTime.seconds(10)) async throws -> [Substring] {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+  func waitFor(
+    _ needle: String, timeout: Duration = TestTime.seconds(10), sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> [Substring] {
+    try await eventually("a node logs '\(needle)'", timeout: timeout, sourceLocation: sourceLocation) {
       let found = lines(containing: needle)
-      if !found.isEmpty { return found }
-      try await Task.sleep(for: .milliseconds(50))
-    }
-    return []
+      return found.isEmpty ? nil : found
+    } ?? []
   }
 
   deinit {
@@ -251,29 +290,32 @@ final class NodeLog: @unchecked Sendable {
 func startCluster(_ names: [String], redis: TestRedis) async throws -> [TestNode] {
   var nodes: [TestNode] = []
   for name in names { nodes.append(try await TestNode(name, redis: redis)) }
-  try await waitUntilMeshed(nodes)
+  try await waitUntilMeshed(nodes, redis: redis)
   return nodes
 }
 
-/// Waits until every node's bus is up and it has heard every other node (and has asked them
-/// for their sources).
-func waitUntilMeshed(_ nodes: [TestNode], timeout: Duration = TestTime.seconds(20)) async throws {
-  let deadline = ContinuousClock.now + timeout
-  while ContinuousClock.now < deadline {
-    var meshed = true
+/// Waits until every node's bus is up, it has heard every other node, and every other node
+/// has subscribed to its data channel (Redis counts them): from then on what a node
+/// publishes reaches all the others.
+func waitUntilMeshed(_ nodes: [TestNode], redis: TestRedis, timeout: Duration = TestTime.seconds(20)) async throws {
+  let names = Set(nodes.map(\.name))
+  try await eventually("the nodes \(names.sorted()) hear each other", timeout: timeout) {
     for n in nodes {
       let view = try await n.clusterView()
-      let others = Set(nodes.map(\.name)).subtracting([n.name])
-      if !view.up || !others.isSubset(of: view.nodes) { meshed = false }
+      guard view.up, names.subtracting([n.name]).isSubset(of: view.nodes) else { return false }
     }
-    if meshed {
-      // Subscriptions follow the first heartbeat by a round trip.
-      try await Task.sleep(for: .milliseconds(300))
-      return
-    }
-    try await Task.sleep(for: .milliseconds(100))
+    return true
   }
-  Issue.record("the nodes did not hear each other within \(timeout)")
+  try await waitUntilSubscribed(to: nodes.map(\.name), count: nodes.count - 1, redis: redis)
+}
+
+/// Waits until `count` connections are subscribed to each of `nodes`' data channels.
+func waitUntilSubscribed(to nodes: [String], count: Int, redis: TestRedis) async throws {
+  for name in nodes {
+    try await eventually("\(count) nodes subscribe to \(name)'s data channel") {
+      try await redis.subscribers(of: "test:node:\(name)") >= count
+    }
+  }
 }
 
 extension WebSocketConnection {

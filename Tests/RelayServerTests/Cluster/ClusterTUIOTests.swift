@@ -19,7 +19,7 @@ import TouchRelayClient
     defer { withExtendedLifetime(a) {} }
     let b = try await TestNode("B", redis: redis, extra: ["--tuio-out", "table=127.0.0.1:\(receiver.port)"])
     defer { withExtendedLifetime(b) {} }
-    try await waitUntilMeshed([a, b])
+    try await waitUntilMeshed([a, b], redis: redis)
     let (watcher, _) = try await b.observer("table", query: "raw=1")
     let (phoneA, idA) = try await a.source("table")
     let tap = [frameText(1, t: 1000, [(1, "began", 100, 200)]), frameText(2, t: 1080, [(1, "ended", 100, 200)])]

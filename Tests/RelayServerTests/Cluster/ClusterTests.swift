@@ -56,7 +56,7 @@ import TouchRelayClient
     }
     #expect(taps.count == 10)
     #expect(taps.allSatisfy { $0["gesture"]?.stringValue == "tap" && $0["source"]?.stringValue == id })
-    let other = try await otherB.jsonFor(.milliseconds(300))
+    let other = try await otherB.jsonUntilCaughtUp()
     #expect(other.isEmpty, "a source filter applies to other nodes' sources: \(other)")
     for ws in [rawA, rawB, tapsC, otherB, phone] { await ws.close() }
   }
@@ -68,7 +68,7 @@ import TouchRelayClient
     defer { withExtendedLifetime(nodes) {} }
     let (p1, id1) = try await nodes[0].source("late", hello: Self.flatcube)
     let (p2, id2) = try await nodes[2].source("late", hello: Self.hello)
-    try await Task.sleep(for: .milliseconds(300))
+    try await nodes[1].waitForRemoteSources(2)
     let (obs, welcome) = try await nodes[1].observer("late")
     let ids = welcome["sources"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
     #expect(Set(ids) == [id1, id2], "\(welcome)")
@@ -89,8 +89,7 @@ import TouchRelayClient
     defer { withExtendedLifetime(nodes) {} }
     let (phone, id) = try await nodes[0].source("ctl", hello: Self.flatcube)
     let (watchA, _) = try await nodes[0].observer("ctl")
-    try await Task.sleep(for: .milliseconds(200))
-    let (remote, welcome) = try await nodes[2].observer("ctl")
+    let (remote, welcome) = try await nodes[2].observer("ctl", seeing: id)
     #expect(welcome["scenes"]?.arrayValue?.first?["state"]?["recognizeAny"]?.boolValue == false)
     try await remote.send(text: #"{"type":"control","source":"\#(id)","recognizeAny":true}"#)
     for ws in [watchA, remote] {
@@ -114,9 +113,11 @@ import TouchRelayClient
     let (obsC, _) = try await nodes[2].observer("res")
     let (phone, id) = try await nodes[0].source("res", hello: Self.hello)
     try await phone.send(text: frameText(1, t: 1000, [(1, "began", 10, 10)]))
-    try await Task.sleep(for: .milliseconds(200))
+    // A has read the frame, and the other nodes know the source (B is where it resumes).
+    try await eventually("A reads the frame") { metricValue(try await nodes[0].metrics(), "touchrelay_frames_in_total") == 1 }
+    for node in nodes.dropFirst() { try await node.waitForRemoteSources(1) }
     try await phone.drop()
-    try await Task.sleep(for: .milliseconds(300))
+    try await eventually("A sees its source's connection drop") { try await nodes[0].health()["connections"]?.intValue == 1 }
     let again = try await WebSocketConnection.connect(nodes[1].url("/v1/source/res"))
     try await again.send(
       text: #"{"type":"hello","device":{"name":"Phone","width":400,"height":800},"resume":"\#(id)"}"#)
@@ -131,7 +132,8 @@ import TouchRelayClient
     // Frames from its new node reach the old node's observers; no `left` comes later.
     try await again.send(text: frameText(2, t: 1100, [(1, "began", 10, 10)]))
     try await again.send(text: frameText(3, t: 1180, [(1, "ended", 10, 10)]))
-    let later = try await obsA.jsonFor(TestTime.seconds(1))
+    let later = try await obsA.collect { $0["gesture"]?.stringValue == "tap" }
+    #expect(later.last?["source"]?.stringValue == id, "the tap from B reached A's observer: \(later)")
     #expect(!later.contains { $0["event"]?.stringValue == "left" }, "\(later)")
     for ws in [obsA, obsC, again] { await ws.close() }
   }
@@ -172,7 +174,9 @@ import TouchRelayClient
     let (obs, _) = try await nodes[1].observer("kill2", query: "raw=1")
     let (phone, id) = try await nodes[0].source("kill2", hello: Self.hello)
     try await phone.send(text: frameText(1, t: 1000, [(1, "began", 100, 100)]))
-    try await Task.sleep(for: .milliseconds(200))
+    let first = try await obs.collect { $0.type == "touches" && $0["seq"]?.intValue == 1 }
+    #expect(first.last?["seq"]?.intValue == 1, "the first frame reached B: \(first)")
+    try await nodes[2].waitForRemoteSources(1)
     nodes[0].kill()
     // Resumed on C before B can know A died.
     let again = try await WebSocketConnection.connect(nodes[2].url("/v1/source/kill2"))
@@ -217,10 +221,11 @@ import TouchRelayClient
     // Frames every 10 ms until cancelled; the number of the last one sent.
     let sender = Task {
       var seq = 0
+      var pacer = Pacer(every: .milliseconds(10))
       while !Task.isCancelled {
         seq += 1
         try await phone.send(text: frameText(seq, t: Double(seq) * 10, [(1, seq == 1 ? "began" : "moved", 50, 50)]))
-        try? await Task.sleep(for: .milliseconds(10))
+        try? await pacer.next()
       }
       return seq
     }
@@ -228,15 +233,18 @@ import TouchRelayClient
     var onRemote = try await remote.collect { $0.type == "touches" && ($0["seq"]?.intValue ?? 0) >= 20 }
     #expect(onRemote.last?["seq"]?.intValue ?? 0 >= 20, "\(onRemote)")
     if how == "restart" { redis.kill() } else { redis.pause() }
-    #expect(try await busOfEveryNode(nodes, is: false), "the bus never went down (\(how))")
+    try await busOfEveryNode(nodes, is: false)
     for node in nodes {
       let metrics = try await node.metrics()
       #expect(metricValue(metrics, "touchrelay_bus_up") == 0, "\(node.name): \(metrics)")
     }
     // Frames go on while it is down: what B misses meanwhile is found as a gap afterwards.
-    try await Task.sleep(for: .milliseconds(300))
+    let readWhenDown = metricValue(try await nodes[0].metrics(), "touchrelay_frames_in_total") ?? 0
+    try await eventually("A reads 10 more frames with the bus down (\(how))") {
+      (metricValue(try await nodes[0].metrics(), "touchrelay_frames_in_total") ?? 0) >= readWhenDown + 10
+    }
     if how == "restart" { try await redis.start() } else { redis.resume() }
-    #expect(try await busOfEveryNode(nodes, is: true), "the bus never came back (\(how))")
+    try await busOfEveryNode(nodes, is: true)
     for node in nodes {
       let metrics = try await node.metrics()
       #expect(metricValue(metrics, "touchrelay_bus_up") == 1, "\(node.name): \(metrics)")
@@ -285,16 +293,12 @@ import TouchRelayClient
 
   /// Polls every node's `/healthz` until its bus is `up` (or down), within the time a stall
   /// takes to be noticed (the 2 s command deadline, checked once a second) and a reconnect
-  /// (backoff up to 2 s) with room to spare; true if all got there.
-  private func busOfEveryNode(_ nodes: [TestNode], is up: Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + TestTime.seconds(10)
-    while ContinuousClock.now < deadline {
-      var all = true
-      for node in nodes where try await node.clusterView().up != up { all = false }
-      if all { return true }
-      try await Task.sleep(for: .milliseconds(50))
+  /// (backoff up to 2 s) with room to spare.
+  private func busOfEveryNode(_ nodes: [TestNode], is up: Bool) async throws {
+    try await eventually("every node's bus is \(up ? "back up" : "down")") {
+      for node in nodes where try await node.clusterView().up != up { return false }
+      return true
     }
-    return false
   }
 
   @Test func garbageOnTheBusIsCountedAndIgnored() async throws {
@@ -358,17 +362,15 @@ import TouchRelayClient
     // Both up and meshed, as seen through the shared port (each answer is one node's, which
     // the kernel picks: on a busy machine it may take a while to pick both).
     var views: [String: Bool] = [:]
-    let deadline = ContinuousClock.now + TestTime.seconds(20)
-    while views.count < 2 || views.values.contains(false), ContinuousClock.now < deadline {
+    try await eventually("both nodes answer on the shared port, bus up, each having heard the other", timeout: TestTime.seconds(20)) {
       let h = try await nodes[0].health()
       if let node = h["cluster"]?["node"]?.stringValue {
         let heard = h["cluster"]?["nodes"]?.arrayValue?.count ?? 0
         views[node] = h["cluster"]?["bus"]?.stringValue == "up" && heard == 1
       }
-      try await Task.sleep(for: .milliseconds(50))
+      return views == ["A": true, "B": true]
     }
-    #expect(views == ["A": true, "B": true], "\(views)")
-    try await Task.sleep(for: .milliseconds(300))
+    try await waitUntilSubscribed(to: ["A", "B"], count: 1, redis: redis)
     // Observers until both nodes have some (the kernel spreads them).
     var observers: [(WebSocketConnection, String)] = []
     while Set(observers.map(\.1)).count < 2, observers.count < 40 {
