@@ -120,8 +120,8 @@ struct RateLimitedReports {
   }
 }
 
-/// After a rate-limited burst of `total` frames from `source`, the last of them sent once the
-/// bucket had a token again: counts the frames `watcher` got mirrored and the ones `source`
+/// After a rate-limited burst of `total` frames from `source`, quiet since (so the last
+/// refusals are reported within a window of them): counts the frames `watcher` got mirrored and the ones `source`
 /// was told were dropped until every frame is accounted for (on a busy machine the answers
 /// come late), then a little longer for anything extra.
 func accountForFrames(
@@ -213,12 +213,9 @@ final class RelayProcess: Sendable {
   func signal(_ signal: Int32, answeredBy answer: String) async throws -> Bool {
     let before = occurrences(of: answer)
     kill(process.processIdentifier, signal)
-    let deadline = ContinuousClock.now + TestTime.seconds(10)
-    while occurrences(of: answer) == before {
-      guard ContinuousClock.now < deadline else { return false }
-      try await Task.sleep(for: .milliseconds(20))
+    return try await eventually("touch-relay logs '\(answer)' after signal \(signal)") {
+      occurrences(of: answer) > before
     }
-    return true
   }
 
   /// SIGTERM, and reaped (`terminate`).
