@@ -243,8 +243,9 @@ import TouchRelayKit
       }
       source.send(touches, t: Double(seq))
     }
-    let deadline = ContinuousClock.now + TestTime.seconds(20)
-    while source.pendingSamples > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+    try await eventually("the library has sent or merged every sample", timeout: TestTime.seconds(20)) {
+      source.pendingSamples == 0
+    }
     let sent = samples - source.mergedSamples
     let last = Int64(samples)
     let seen = try await Self.collect(observer, timeout: TestTime.seconds(30)) { seen in

@@ -394,7 +394,8 @@ actor CalmSession {
   }
 
   func pump() async {
-    while (try? await Task.sleep(for: .milliseconds(25))) != nil {
+    var pacer = Pacer(every: .milliseconds(25))
+    while (try? await pacer.next()) != nil {
       send()
     }
   }
@@ -414,12 +415,9 @@ actor CalmSession {
   }
 
   private func frameArrives(_ target: Int) async -> String? {
-    let deadline = ContinuousClock.now + TestTime.seconds(10)
-    while received < target {
-      if ContinuousClock.now > deadline { return "frame \(target) not received (\(received) so far)" }
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    return nil
+    // Not `eventually`: a case's failure is reported with its name (or as a known issue).
+    let arrived = (try? await poll { received >= target ? true : nil }) ?? nil
+    return arrived == nil ? "frame \(target) not received (\(received) so far)" : nil
   }
 
   func finish() async throws -> (received: Int, failures: [String]) {

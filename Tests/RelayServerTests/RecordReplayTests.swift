@@ -29,7 +29,12 @@ import TouchRelayClient
       frames.append(frameText(seq, t: t, [(id, phase, x, y)]))
     }
     try await phone.send(texts: frames)
-    try await Task.sleep(for: .milliseconds(700))  // the long press timer fires live
+    // The long press timer fires live, with the finger still down.
+    var live: [String] = []
+    while !(live.last?.contains(#""gesture":"longpress""#) ?? false) {
+      guard let text = try await watcher.next(timeout: TestTime.seconds(5)).text else { continue }
+      live.append(text)
+    }
     for step in 1...5 {
       seq += 1
       try await phone.send(
@@ -40,7 +45,6 @@ import TouchRelayClient
     try await phone.send(text: frameText(seq, t: 1800, [(3, "ended", 300, 400)]))
     await phone.close()
 
-    var live: [String] = []
     while true {
       let m = try await watcher.next(timeout: TestTime.seconds(2))
       guard let text = m.text else { continue }

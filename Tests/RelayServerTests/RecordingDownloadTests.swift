@@ -31,9 +31,8 @@ import TouchRelayClient
     try await phone.send(text: #"{"type":"frame","seq":1,"t":10,"touches":[{"id":1,"phase":"began","x":5,"y":6}]}"#)
     await phone.close()
     // The close is recorded once the server has seen it: wait for the session to empty.
-    for _ in 0..<250 {
-      if try await relay.health()["sources"]?.intValue == 0 { break }
-      try await Task.sleep(for: .milliseconds(20))
+    try await eventually("/healthz counts no source once the phone has closed") {
+      try await relay.health()["sources"]?.intValue == 0
     }
 
     #expect(try await get(relay, "/recordings/dl").status == 401)

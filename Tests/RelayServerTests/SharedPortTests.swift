@@ -180,14 +180,16 @@ import TouchRelayClient
         frameText(seq, t: Double(seq), fingers.map { ($0, seq == 1 ? "began" : "moved", Double(seq % 400), 1) })
       })
     await src.close()
-    try await Task.sleep(for: .milliseconds(500))
+    // The server has read every frame once it has seen the close that followed them.
+    try await eventually("/healthz counts no source once the source has closed") {
+      try await relay.health()["sources"]?.intValue == 0
+    }
     let stopAsked = ContinuousClock.now
     relay.stop()
-    var freeAfter: Duration?
-    while freeAfter == nil && ContinuousClock.now - stopAsked < .seconds(3) {
-      try await Task.sleep(for: .milliseconds(20))
-      if Self.portIsFree(relay.port) { freeAfter = ContinuousClock.now - stopAsked }
+    let freed = try await eventually("the port is free within 3 s of a 4 s drain", timeout: .seconds(3)) {
+      Self.portIsFree(relay.port)
     }
+    let freeAfter = freed ? ContinuousClock.now - stopAsked : nil
     await relay.stopAndWait()
     let stoppedAfter = ContinuousClock.now - stopAsked
     let free = try #require(freeAfter, "the port was still listened on 3 s into a 4 s drain")

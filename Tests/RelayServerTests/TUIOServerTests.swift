@@ -120,10 +120,11 @@ import TouchRelayClient
     defer { relay.stop() }
     let (watcher, _) = try await relay.observer("tuio", query: "gestures=pinch")
     let udp = try Sender(port: port)
+    var pacer = Pacer(every: .milliseconds(16))
     for i in 0..<20 {
       let d = 0.1 + Double(i) * 0.01
       udp.send(Self.tuio20(Int32(i + 1), [(1, 0.5 - d, 0.5), (2, 0.5 + d, 0.5)]))
-      try await Task.sleep(for: .milliseconds(16))
+      try await pacer.next()
     }
     udp.send(Self.tuio20(30, []))
     let joined = try await watcher.nextJSON(type: "source", timeout: TestTime.seconds(5))
