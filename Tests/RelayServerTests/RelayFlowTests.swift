@@ -149,28 +149,10 @@ import TouchRelayClient
     #expect(updated["device"]?["width"]?.doubleValue == 800)
   }
 
-  @Test func aDroppedSourceMayResumeItsIdWithinTheWindow() async throws {
-    let relay = try TestRelay()
-    defer { relay.stop() }
-    let (watcher, _) = try await relay.observer("r")
-    let (phone, id) = try await relay.source("r")
-    _ = try await watcher.nextJSON(type: "source")
-    try await phone.drop()
-    // Resumable once the server has seen the drop: the source is no longer counted.
-    let seen = ContinuousClock.now + TestTime.seconds(5)
-    while try await relay.health()["sources"]?.intValue != 0, ContinuousClock.now < seen {}
-    let (again, newID) = try await relay.source(
-      "r", hello: #"{"type":"hello","device":{"name":"Test phone","width":400,"height":800},"resume":"\#(id)"}"#)
-    #expect(newID == id)
-    let notice = try await watcher.nextJSON(type: "source")
-    #expect(notice["event"]?.stringValue == "rejoined")
-    #expect(notice["source"]?.stringValue == id)
-    // A resume of an id that is not departed gets a fresh id.
-    let (_, other) = try await relay.source(
-      "r", hello: #"{"type":"hello","device":{"name":"x","width":1,"height":1},"resume":"s999"}"#)
-    #expect(other != id && other != "s999")
-    await again.close()
-  }
+  // A dropped source resuming its id within the window: on the live server through the
+  // client library (`ClientLibraryTests.sourceResumesAfterADropAndObserversSeeItRejoin`), the
+  // rule itself, an unknown id's fresh one included, in the core on virtual time
+  // (`ResumeWindowTimingTests`).
 
   @Test func aDroppedSourceIsLeftAfterTheWindow() async throws {
     let relay = try TestRelay { $0.resumeWindow = 0.3 }
