@@ -182,7 +182,7 @@ async def run(browser, base, site, out, failures):
     if "pan" not in last and "swipe" not in last:
         failures.append(f"the pad's last gesture is {last!r}, expected the pan (or its swipe)")
     log = await watch.eval("[...document.querySelectorAll('.source .log li')].map(li => li.textContent)")
-    stats = await watch.eval("(document.querySelector('.source .stats') || {}).textContent")
+    stats = await watch.eval("(document.querySelector('.source-stat .stats') || {}).textContent")
     print(f"   watch log: {log}")
     print(f"   watch stats: {stats}")
     for want in ("tap", "double tap", "pinch ×", "pan ") if pinched else ("tap", "double tap", "pan "):
@@ -200,9 +200,9 @@ async def run(browser, base, site, out, failures):
     if shown != wanted or not wanted:
         failures.append(f"the big-screen page of another origin lists {shown}, expected {wanted}")
     await check_batched_samples(big, relay, session, failures)
-    panels = await watch.eval("document.querySelectorAll('.source').length")
+    panels = await watch.eval("document.querySelectorAll('#sources [data-source-id]').length")
     if panels != 1:
-        failures.append(f"the watch page shows {panels} source panels, expected 1")
+        failures.append(f"the watch page shows {panels} source tiles, expected 1")
 
     shots = [os.path.join(out, f"{page.name}-{name}.png") for page in (watch, pad)]
     await watch.screenshot(shots[0])
@@ -242,7 +242,7 @@ async def check_watch_without_recording(browser, base, failures):
     async with websockets.connect(f"{ws_base}/v1/source/{session}", subprotocols=["touchrelay.v1"]) as phone:
         await phone.send(json.dumps({"type": "hello", "device": {"name": "e2e", "width": 300, "height": 300}}))
         await phone.recv()
-        await watch.wait_for("document.querySelectorAll('.source').length === 1")
+        await watch.wait_for("document.querySelectorAll('#sources [data-source-id]').length === 1")
         # What the page does about the source's notice (a request, if any) has time to finish.
         await asyncio.sleep(0.5)
     if await watch.eval("!document.getElementById('recordings').hidden"):
