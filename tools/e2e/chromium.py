@@ -112,6 +112,10 @@ class ChromiumPage(PageBase):
             })
             down = points
 
+    async def resize(self, width, height):
+        await self.send("Emulation.setDeviceMetricsOverride",
+                        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
     async def screenshot(self, path):
         save_png(path, (await self.send("Page.captureScreenshot", {"format": "png"}))["data"])
 

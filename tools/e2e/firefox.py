@@ -128,6 +128,10 @@ class FirefoxPage(PageBase):
         await self.channel.send("input.performActions", {"context": self.context, "actions": w3c_actions(timeline)}, timeout=60)
         await self.channel.send("input.releaseActions", {"context": self.context})
 
+    async def resize(self, width, height):
+        await self.channel.send("browsingContext.setViewport", {
+            "context": self.context, "viewport": {"width": width, "height": height}, "devicePixelRatio": 1})
+
     async def screenshot(self, path):
         save_png(path, (await self.channel.send("browsingContext.captureScreenshot", {"context": self.context}))["data"])
 

@@ -1,5 +1,6 @@
 """What every browser driver's page offers the scenario (`e2e.py`): `navigate`, `eval` (a
-JavaScript expression's JSON value), `touches` (a timeline of `touches.py`), `screenshot`,
+JavaScript expression's JSON value), `touches` (a timeline of `touches.py`), `resize` (the
+window, in CSS pixels), `screenshot`,
 and `problems`, the JavaScript errors the page reported; and what the drivers share."""
 import asyncio
 import base64

@@ -140,6 +140,11 @@ class WebKitPage(PageBase):
         await b.call("POST", b.path("/actions"), {"actions": w3c_actions(timeline)})
         await b.call("DELETE", b.path("/actions"))
 
+    async def resize(self, width, height):
+        """The window's outer size, as `open_page` sets it."""
+        await self.focus()
+        await self.browser.call("POST", self.browser.path("/window/rect"), {"width": width, "height": height})
+
     async def screenshot(self, path):
         await self.focus()
         save_png(path, await self.browser.call("GET", self.browser.path("/screenshot")))
@@ -163,7 +168,7 @@ def minibrowser():
 def start_xvfb():
     """An Xvfb server on a display number it picks itself (`-displayfd`)."""
     r, w = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "1600x1200x24", "-nolisten", "tcp"],
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(w), "-screen", "0", "2560x1600x24", "-nolisten", "tcp"],
                             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(w)
     with os.fdopen(r) as f:
