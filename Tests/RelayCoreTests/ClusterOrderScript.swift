@@ -83,12 +83,8 @@ enum ClusterOrderScript {
       }
     }
     func heartbeats(at t: Double) {
-      for (name, h) in nodes {
-        guard let beat = h.core.busHeartbeat(at: t) else { continue }
-        out.append("\(name) heartbeat \(text(beat))")
-        guard !mute.contains(name) else { continue }
-        for (other, o) in nodes where other != name { beat.withUnsafeBytes { o.core.busReceived(notice: $0, at: t) } }
-      }
+      // Each heartbeat is a notice among the node's actions, carried by `run`.
+      for (_, h) in nodes { h.core.busHeartbeat(at: t) }
       run(at: t)
     }
 

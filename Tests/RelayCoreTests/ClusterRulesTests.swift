@@ -54,7 +54,7 @@ final class TwoNodes {
   /// A heartbeat from `from` reaches the other node.
   func heartbeat(_ from: CoreHarness, at t: Double) {
     let to = from === a ? b : a
-    if let hb = from.core.busHeartbeat(at: t) { hb.withUnsafeBytes { to.core.busReceived(notice: $0, at: t) } }
+    if let hb = from.busHeartbeat(at: t) { hb.withUnsafeBytes { to.core.busReceived(notice: $0, at: t) } }
   }
 }
 
@@ -107,15 +107,15 @@ final class TwoNodes {
     #expect(nodes.b.take(obsB).contains { $0["gesture"]?.string == "pan" && $0["state"]?.string == "began" })
     // A falls silent: nothing at 3 s; dead past it.
     nodes.heartbeat(nodes.b, at: 3000)
-    _ = nodes.b.core.busHeartbeat(at: 3003)
+    _ = nodes.b.busHeartbeat(at: 3003)
     #expect(nodes.b.take(obsB).isEmpty)
-    _ = nodes.b.core.busHeartbeat(at: 4000)
+    _ = nodes.b.busHeartbeat(at: 4000)
     let cancelled = nodes.b.take(obsB)
     #expect(cancelled.map { $0["state"]?.string } == ["cancelled"], "\(cancelled)")
     #expect(cancelled.first?["source"]?.string == id)
-    _ = nodes.b.core.busHeartbeat(at: 13_999)
+    _ = nodes.b.busHeartbeat(at: 13_999)
     #expect(nodes.b.take(obsB).isEmpty, "held for the resume window")
-    _ = nodes.b.core.busHeartbeat(at: 14_001)
+    _ = nodes.b.busHeartbeat(at: 14_001)
     let left = nodes.b.take(obsB)
     #expect(left.map { $0["event"]?.string } == ["left"], "\(left)")
   }

@@ -224,10 +224,18 @@ final class CoreHarness {
 
   /// The driver's once-a-second bus heartbeat at `rt`: the notice to publish, if any.
   func busHeartbeatOnClock(at rt: Double? = nil) -> [UInt8]? {
-    let t = eventTime(rt)
-    let notice = core.busHeartbeat(at: t)
+    busHeartbeat(at: eventTime(rt))
+  }
+
+  /// The bus heartbeat at `t` (off the clock): the notice it asked to publish (taken from the
+  /// actions, where it comes first of the event's; the rest stay), if any.
+  func busHeartbeat(at t: Double) -> [UInt8]? {
+    collect()
+    let before = actions.count
+    core.busHeartbeat(at: t)
     settle()
-    return notice
+    guard let i = actions[before...].firstIndex(where: { $0.busNotice != nil }) else { return nil }
+    return actions.remove(at: i).busNotice
   }
 
   /// What the driver is to do on the bus, taken from the actions (the rest stay): the notices
@@ -469,6 +477,11 @@ extension RelayAction {
 
   var logLine: LogLine? {
     if case .log(let l) = self { return l }
+    return nil
+  }
+
+  var busNotice: [UInt8]? {
+    if case .busNotice(let bytes) = self { return bytes }
     return nil
   }
 }

@@ -77,9 +77,11 @@ struct ClusterNode {
     askForSync(node)
   }
 
-  /// Once a second (`ClusterRules.heartbeatInterval`): the heartbeat to publish; nodes silent
-  /// past the timeout are dead; held sources whose time is up have left.
-  func busHeartbeat(at rt: Double) -> [UInt8]? {
+  /// Once a second (`ClusterRules.heartbeatInterval`): the heartbeat, as a `.busNotice`
+  /// ahead of whatever else this asks of the bus; nodes silent past the timeout are dead; held
+  /// sources whose time is up have left.
+  func busHeartbeat(at rt: Double) {
+    emit(.busNotice(NodeNotice(kind: .heartbeat, node: cluster.node, epoch: cluster.rules.epoch).encoded))
     // A node that cannot hear the bus cannot tell a dead node from its own deafness.
     if cluster.busUp, rt - cluster.busUpSince >= cluster.rules.nodeTimeout {
       for remote in cluster.nodesByName where rt - remote.lastHeard > cluster.rules.nodeTimeout {
@@ -99,7 +101,6 @@ struct ClusterNode {
       }
       dropIfUnused(remoteSession)
     }
-    return NodeNotice(kind: .heartbeat, node: cluster.node, epoch: cluster.rules.epoch).encoded
   }
 
   // MARK: - The nodes' channel

@@ -41,11 +41,12 @@ extension RelayCore {
     clusterNode?.busSubscribed(node: node, at: rt)
   }
 
-  /// Once a second (`ClusterRules.heartbeatInterval`): the heartbeat to publish; nodes silent
-  /// past the timeout are dead; held sources whose time is up have left.
-  public func busHeartbeat(at rt: Double) -> [UInt8]? {
+  /// Once a second (`ClusterRules.heartbeatInterval`): the heartbeat to publish comes out as
+  /// a `.busNotice`, first among this event's actions; nodes silent past the timeout are dead;
+  /// held sources whose time is up have left. Not a node: nothing.
+  public func busHeartbeat(at rt: Double) {
     now = rt
-    return clusterNode?.busHeartbeat(at: rt)
+    clusterNode?.busHeartbeat(at: rt)
   }
 
   /// A message on the nodes' channel.

@@ -324,7 +324,8 @@ final class RedisBus: RawSocketOwner {
   func heartbeatFired() {
     guard let context = driver.context, !driver.finished else { return }
     let now = driver.now()
-    if let hb = driver.core.busHeartbeat(at: now) { publishNotice(hb) }
+    // The heartbeat is the first `.busNotice` `performActions` publishes below.
+    driver.core.busHeartbeat(at: now)
     if subscriber.connected {
       subscriber.send([Array("PING".utf8)], at: now)
       subscriber.flush()
