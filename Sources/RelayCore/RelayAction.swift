@@ -1,3 +1,5 @@
+import TouchProtocol
+
 /// What the core asks its driver to do. Collected in order; see `RelayCore.drainActions`.
 /// The per-message one, "this peer has output", is listed apart (`RelayCore.drainOutputs`).
 public enum RelayAction {
@@ -20,4 +22,12 @@ public enum RelayAction {
   case busUnsubscribe(node: String)
   /// Cluster: publish this on the nodes' channel.
   case busNotice([UInt8])
+  /// Answer the upgrade request `admit` was asked about with this response instead of
+  /// upgrading. No such action: the upgrade proceeds. The driver needs the answer before its
+  /// callback returns, so it drains the actions right after `admit`.
+  case refuseUpgrade(RequestID, HTTPResponse)
+  /// Answer `peer`'s close frame (`peerSentClose(_:payload:)`) with this close instead of
+  /// echoing it, and hang up at once: the peer's frame broke RFC 6455. No such action: echo
+  /// it. Drained right after `peerSentClose`, as `.refuseUpgrade` is after `admit`.
+  case answerClose(Peer, CloseCode, reason: String)
 }

@@ -13,13 +13,13 @@ import TouchProtocol
     access.observerToken("watch")
     let h = CoreHarness(access: access)
     let src = RequestTarget.source(session: "a")
-    #expect(h.core.admit(src, address: "x", token: nil, origin: nil, wallClock: 0)?.status == 401)
-    #expect(h.core.admit(src, address: "x", token: "watch", origin: nil, wallClock: 0)?.status == 403)
-    #expect(h.core.admit(src, address: "x", token: "s3cret", origin: nil, wallClock: 0) == nil)
+    #expect(h.admit(src, address: "x", token: nil, origin: nil, wallClock: 0)?.status == 401)
+    #expect(h.admit(src, address: "x", token: "watch", origin: nil, wallClock: 0)?.status == 403)
+    #expect(h.admit(src, address: "x", token: "s3cret", origin: nil, wallClock: 0) == nil)
     let obs = RequestTarget.observer(session: "a", filter: ObserverFilter())
-    let before = h.core.admit(obs, address: "x", token: "nope", origin: nil, wallClock: 0)
+    let before = h.admit(obs, address: "x", token: "nope", origin: nil, wallClock: 0)
     _ = h.core.open(src, address: "x", at: 0)
-    let after = h.core.admit(obs, address: "x", token: "nope", origin: nil, wallClock: 0)
+    let after = h.admit(obs, address: "x", token: "nope", origin: nil, wallClock: 0)
     #expect(before?.status == 403)
     #expect(before?.body == after?.body && before?.status == after?.status)
     h.finish()
@@ -30,10 +30,10 @@ import TouchProtocol
     access.allowedOrigins = ["https://screen.example"]
     let h = CoreHarness(access: access)
     let obs = RequestTarget.observer(session: "a", filter: ObserverFilter())
-    #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://evil.example", wallClock: 0)?.status == 403)
-    #expect(h.core.admit(obs, address: "x", token: nil, origin: "https://screen.example", wallClock: 0) == nil)
+    #expect(h.admit(obs, address: "x", token: nil, origin: "https://evil.example", wallClock: 0)?.status == 403)
+    #expect(h.admit(obs, address: "x", token: nil, origin: "https://screen.example", wallClock: 0) == nil)
     // Non-browser clients send no Origin.
-    #expect(h.core.admit(obs, address: "x", token: nil, origin: nil, wallClock: 0) == nil)
+    #expect(h.admit(obs, address: "x", token: nil, origin: nil, wallClock: 0) == nil)
     h.finish()
   }
 
@@ -47,18 +47,18 @@ import TouchProtocol
     let obs = { (s: String) in RequestTarget.observer(session: s, filter: ObserverFilter()) }
     h.core.open(obs("a"), address: "1.1.1.1", at: 0)
     #expect(
-      h.core.admit(obs("a"), address: "2.2.2.2", token: nil, origin: nil, wallClock: 0)?.text.contains("observers")
+      h.admit(obs("a"), address: "2.2.2.2", token: nil, origin: nil, wallClock: 0)?.text.contains("observers")
         == true)
     h.core.open(.source(session: "a"), address: "1.1.1.1", at: 0)
     #expect(
-      h.core.admit(.source(session: "a"), address: "1.1.1.1", token: nil, origin: nil, wallClock: 0)?.text.contains(
+      h.admit(.source(session: "a"), address: "1.1.1.1", token: nil, origin: nil, wallClock: 0)?.text.contains(
         "one address") == true)
     h.core.open(obs("b"), address: "2.2.2.2", at: 0)
     #expect(
-      h.core.admit(obs("c"), address: "3.3.3.3", token: nil, origin: nil, wallClock: 0)?.text.contains("sessions")
+      h.admit(obs("c"), address: "3.3.3.3", token: nil, origin: nil, wallClock: 0)?.text.contains("sessions")
         == true)
     h.core.open(.source(session: "b"), address: "3.3.3.3", at: 0)
-    let full = h.core.admit(.source(session: "a"), address: "4.4.4.4", token: nil, origin: nil, wallClock: 0)
+    let full = h.admit(.source(session: "a"), address: "4.4.4.4", token: nil, origin: nil, wallClock: 0)
     #expect(full?.status == 503)
     #expect(full?.text.contains("too many connections (4)") == true)
   }
@@ -72,7 +72,7 @@ import TouchProtocol
     h.core.open(src, address: "198.51.100.7", at: 0)
     _ = h.takeActions()
     func refusalLines(_ address: String, at t: Double) -> [LogLine] {
-      #expect(h.core.admit(src, address: address, token: nil, origin: nil, wallClock: 0, at: t)?.status == 503)
+      #expect(h.admit(src, address: address, token: nil, origin: nil, wallClock: 0, at: t)?.status == 503)
       return h.takeActions().compactMap {
         guard case .log(let line) = $0, line.message == "connection refused" else { return nil }
         return line
@@ -104,15 +104,27 @@ import TouchProtocol
     h.core.open(.source(session: "a"), address: "x", at: 0)
     _ = h.takeActions()
     #expect(
-      h.core.admit(.source(session: "a"), address: "y", token: nil, origin: nil, wallClock: 0, at: 5)?.status == 503)
+      h.admit(.source(session: "a"), address: "y", token: nil, origin: nil, wallClock: 0, at: 5)?.status == 503)
     #expect(h.takeActions().isEmpty)
+    h.finish()
+  }
+
+  /// The driver learns of a refusal from the actions, for the request it named; an upgrade that
+  /// may proceed asks for nothing.
+  @Test func aRefusalComesOutAsAnActionForTheRequestTheDriverNamed() {
+    let h = CoreHarness { $0.limits.maxConnections = 1 }
+    h.core.admit(RequestID(7), .source(session: "a"), address: "x", token: nil, origin: nil, wallClock: 0, at: 0)
+    #expect(h.takeDriverActions().isEmpty)
+    h.core.open(.source(session: "a"), address: "x", at: 0)
+    h.core.admit(RequestID(8), .source(session: "a"), address: "y", token: nil, origin: nil, wallClock: 0, at: 1)
+    #expect(h.takeDriverActions() == [.refuseUpgrade(8, 503)])
     h.finish()
   }
 
   @Test func aStoppingServerRefusesEveryUpgrade() {
     let h = CoreHarness()
     h.core.requestShutdown(at: 0)
-    #expect(h.core.admit(.source(session: "a"), address: "x", token: nil, origin: nil, wallClock: 0)?.status == 503)
+    #expect(h.admit(.source(session: "a"), address: "x", token: nil, origin: nil, wallClock: 0)?.status == 503)
   }
 }
 

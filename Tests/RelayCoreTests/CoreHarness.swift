@@ -275,6 +275,9 @@ final class CoreHarness {
     case busNotice(String)
     case busSubscribe(String)
     case busUnsubscribe(String)
+    /// A refusal (request, status) or a close answer no `admit` or `sendClose` took.
+    case refuseUpgrade(UInt64, Int)
+    case answerClose(Peer, CloseCode)
 
     static func == (a: DriverAction, b: DriverAction) -> Bool {
       switch (a, b) {
@@ -285,6 +288,8 @@ final class CoreHarness {
       case (.busNotice(let x), .busNotice(let y)), (.busSubscribe(let x), .busSubscribe(let y)),
         (.busUnsubscribe(let x), .busUnsubscribe(let y)):
         return x == y
+      case (.refuseUpgrade(let r, let s), .refuseUpgrade(let r2, let s2)): return r == r2 && s == s2
+      case (.answerClose(let x, let c), .answerClose(let y, let c2)): return x === y && c == c2
       default: return false
       }
     }
@@ -298,6 +303,8 @@ final class CoreHarness {
       case .busNotice(let n): "busNotice(\(n))"
       case .busSubscribe(let n): "busSubscribe(\(n))"
       case .busUnsubscribe(let n): "busUnsubscribe(\(n))"
+      case .refuseUpgrade(let r, let s): "refuseUpgrade(\(r), \(s))"
+      case .answerClose(let p, let c): "answerClose(\(p.serial), \(c.rawValue))"
       }
     }
   }
@@ -315,6 +322,9 @@ final class CoreHarness {
       case .busSubscribe(let node): .busSubscribe(node)
       case .busUnsubscribe(let node): .busUnsubscribe(node)
       case .wake, .log, .record: nil
+      // Answers a driver takes at once (`admit`, `sendClose`): left as actions, they are seen.
+      case .refuseUpgrade(let request, let response): .refuseUpgrade(request.value, response.status)
+      case .answerClose(let p, let code, _): .answerClose(p, code)
       }
     }
   }
@@ -326,6 +336,36 @@ final class CoreHarness {
     let lines = actions.compactMap(\.logLine)
     actions.removeAll { $0.logLine != nil }
     return lines.map(\.message)
+  }
+
+  // MARK: - Answers the driver needs at once
+
+  private var lastRequest: UInt64 = 0
+
+  /// Asks the core to admit an upgrade to `target`, as a driver does: under a request id of its
+  /// own, then the refusal (`.refuseUpgrade` for that request, taken from the actions; the rest
+  /// stay), nil if the upgrade may proceed.
+  func admit(
+    _ target: RequestTarget, address: String, token: String?, origin: String?, wallClock: Double,
+    at rt: Double? = nil
+  ) -> HTTPResponse? {
+    collect()
+    lastRequest += 1
+    let request = RequestID(lastRequest)
+    core.admit(request, target, address: address, token: token, origin: origin, wallClock: wallClock, at: rt)
+    collect()
+    guard let i = actions.firstIndex(where: { $0.refusal?.request == request }) else { return nil }
+    return actions.remove(at: i).refusal?.response
+  }
+
+  /// `peer` sends a close frame with `payload`: the server's own close that answers it
+  /// (`.answerClose`, taken from the actions; the rest stay), nil if it is echoed.
+  func sendClose(_ payload: [UInt8], from peer: Peer) -> (code: CloseCode, reason: String)? {
+    collect()
+    payload.withUnsafeBytes { core.peerSentClose(peer, payload: $0) }
+    collect()
+    guard let i = actions.firstIndex(where: { $0.closeAnswer?.peer === peer }) else { return nil }
+    return actions.remove(at: i).closeAnswer.map { ($0.code, $0.reason) }
   }
 
   /// Closes taken with `takeClose`.
@@ -450,8 +490,9 @@ extension RelayAction {
   /// The peer a peer action is about.
   var peer: Peer? {
     switch self {
-    case .pauseReading(let p), .resumeReading(let p), .kill(let p), .record(let p, _): return p
-    case .wake, .finished, .log, .busSubscribe, .busUnsubscribe, .busNotice: return nil
+    case .pauseReading(let p), .resumeReading(let p), .kill(let p), .record(let p, _), .answerClose(let p, _, _):
+      return p
+    case .wake, .finished, .log, .busSubscribe, .busUnsubscribe, .busNotice, .refuseUpgrade: return nil
     }
   }
 
@@ -477,6 +518,16 @@ extension RelayAction {
 
   var logLine: LogLine? {
     if case .log(let l) = self { return l }
+    return nil
+  }
+
+  var refusal: (request: RequestID, response: HTTPResponse)? {
+    if case .refuseUpgrade(let request, let response) = self { return (request, response) }
+    return nil
+  }
+
+  var closeAnswer: (peer: Peer, code: CloseCode, reason: String)? {
+    if case .answerClose(let peer, let code, let reason) = self { return (peer, code, reason) }
     return nil
   }
 

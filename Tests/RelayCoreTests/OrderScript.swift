@@ -66,6 +66,8 @@ enum OrderScript {
     case .busSubscribe(let node): return "subscribe \(node)"
     case .busUnsubscribe(let node): return "unsubscribe \(node)"
     case .busNotice(let bytes): return "notice \(bytes.count)"
+    case .refuseUpgrade(let request, let response): return "refuse \(request.value) \(response.status)"
+    case .answerClose(let p, let code, _): return "answer close \(p.serial) \(code.rawValue)"
     }
   }
 }

@@ -34,7 +34,7 @@ import TouchProtocol
   }
 
   func admit(_ h: CoreHarness, _ target: RequestTarget, _ token: String?, at wall: Double? = nil) -> HTTPResponse? {
-    h.core.admit(target, address: "10.0.0.9", token: token, origin: nil, wallClock: wall ?? self.wall)
+    h.admit(target, address: "10.0.0.9", token: token, origin: nil, wallClock: wall ?? self.wall)
   }
 
   /// The reasons logged for refused tokens since the last call.

@@ -2,7 +2,8 @@ import TouchProtocol
 
 /// Who may open a peer, decided in plain HTTP before the WebSocket upgrade.
 extension RelayCore {
-  /// Whether an upgrade to `target` may proceed; nil when it may, the HTTP answer otherwise.
+  /// Whether the upgrade `request` (the driver's name for it) to `target` may proceed: it may
+  /// unless a `.refuseUpgrade(request, response)` action says otherwise, with the HTTP answer.
   /// Tokens and origin first (the same answer whether the session exists or not), then
   /// capacity. `address` is the client's, as the limits count it; `wallClock` is the request's
   /// wall-clock time in Unix seconds, which signed tokens' `exp` and `nbf` are checked against
@@ -10,10 +11,20 @@ extension RelayCore {
   /// A limit's refusal is logged at warning, at most once per address a minute (`RefusalLog`)
   /// by server time `rt` (nil: the time of the core's last event).
   public func admit(
-    _ target: RequestTarget, address: String, token: String?, origin: String?, wallClock: Double,
-    at rt: Double? = nil
-  ) -> HTTPResponse? {
+    _ request: RequestID, _ target: RequestTarget, address: String, token: String?, origin: String?,
+    wallClock: Double, at rt: Double? = nil
+  ) {
     if let rt { now = rt }
+    guard let refusal = refusal(target, address: address, token: token, origin: origin, wallClock: wallClock) else {
+      return
+    }
+    emit(.refuseUpgrade(request, refusal))
+  }
+
+  /// `admit`'s answer: nil when the upgrade may proceed.
+  private func refusal(
+    _ target: RequestTarget, address: String, token: String?, origin: String?, wallClock: Double
+  ) -> HTTPResponse? {
     if stopping { return HTTPResponse(status: 503, body: "shutting down\n") }
     let role: Peer.Role
     switch target {

@@ -13,14 +13,6 @@ extension RelayCore {
     case invalidText
   }
 
-  /// How to answer a peer's close frame.
-  public enum CloseReply: Sendable, Equatable {
-    /// Echo it (RFC 6455 §5.5.1): the driver's library does.
-    case echo
-    /// Answer with this close instead and hang up at once: the peer's frame broke the RFC.
-    case close(CloseCode, reason: String)
-  }
-
   /// `peer` sent what the protocol does not allow: it is closed at once (nothing more it sent
   /// is read, nothing queued for it is sent).
   public func refuse(_ peer: Peer, _ violation: Violation, at rt: Double) {
@@ -37,16 +29,17 @@ extension RelayCore {
     }
   }
 
-  /// `peer` sent a close frame with this payload: nothing more is queued for it, and the reply
-  /// says whether its frame is echoed or answered with the server's own close (a code no
-  /// endpoint may send or a 1-byte payload: 1002; a reason that is not UTF-8: 1007).
-  public func peerSentClose(_ peer: Peer, payload: UnsafeRawBufferPointer) -> CloseReply {
+  /// `peer` sent a close frame with this payload: nothing more is queued for it. Its frame is
+  /// echoed (RFC 6455 §5.5.1, by the driver's library) unless an `.answerClose` action asks for
+  /// the server's own close instead (a code no endpoint may send or a 1-byte payload: 1002; a
+  /// reason that is not UTF-8: 1007).
+  public func peerSentClose(_ peer: Peer, payload: UnsafeRawBufferPointer) {
     let frame = CloseFrame(payload: payload)
     peerSentClose(peer, code: frame.code)
     switch frame {
-    case .empty, .valid: return .echo
-    case .protocolError: return .close(.protocolError, reason: "close code not allowed by RFC 6455")
-    case .invalidReason: return .close(.invalidPayload, reason: "close reason is not UTF-8")
+    case .empty, .valid: break
+    case .protocolError: emit(.answerClose(peer, .protocolError, reason: "close code not allowed by RFC 6455"))
+    case .invalidReason: emit(.answerClose(peer, .invalidPayload, reason: "close reason is not UTF-8"))
     }
   }
 

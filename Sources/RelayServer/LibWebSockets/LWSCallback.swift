@@ -44,12 +44,14 @@ private func serve(
     case .failure(.badRequest(let why)):
       return HTTPResponse(status: 400, body: why + "\n").send(on: wsi) ? 1 : -1
     case .success(let target):
-      let refusal = core.admit(
-        target, address: LWSRequest.client(of: wsi, trusting: driver.trustedProxies),
+      let request = driver.admitting(wsi)
+      core.admit(
+        request, target, address: LWSRequest.client(of: wsi, trusting: driver.trustedProxies),
         token: LWSRequest.token(of: wsi, args: args),
         origin: LWSRequest.header(WSI_TOKEN_ORIGIN, of: wsi), wallClock: WallClock.nowSeconds(), at: driver.now())
-      guard let refusal else { return 0 }
-      return refusal.send(on: wsi) ? 1 : -1
+      // lws needs the answer before this returns: a refusal is an action, sent as it is carried out.
+      driver.performActions()
+      return driver.admitted(request)
     }
 
   case LWS_CALLBACK_ESTABLISHED:
@@ -88,17 +90,14 @@ private func serve(
   case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
     guard let link = LWSPeer.of(wsi) else { return 0 }
     let payload = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len)
-    switch core.peerSentClose(link.peer, payload: payload) {
-    case .echo:
-      // lws answers with the same payload; nothing may follow its answer.
-      return 0
-    case .close(let code, let reason):
-      // lws would echo the frame as it came (a 5000, a 1-byte payload, a reason that is not
-      // UTF-8): our own close goes first, and returning -1 with no close reason set makes lws
-      // hang up at once instead of sending a close of its own and waiting 5 s for its ack.
-      sendClose(on: wsi, code, reason)
-      return -1
-    }
+    core.peerSentClose(link.peer, payload: payload)
+    // lws needs the answer before this returns: an `.answerClose` is carried out here.
+    driver.performActions()
+    // Echoed: lws answers with the same payload; nothing may follow its answer. Answered with
+    // our own close (lws would echo the frame as it came: a 5000, a 1-byte payload, a reason
+    // that is not UTF-8): returning -1 with no close reason set makes lws hang up at once
+    // instead of sending a close of its own and waiting 5 s for its ack.
+    return link.answeredClose ? -1 : 0
 
   case LWS_CALLBACK_CLOSED:
     if let raw = lws_get_opaque_user_data(wsi) {
@@ -165,7 +164,7 @@ private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutabl
 /// lws 4.1 keeps its close opcode private (`lws_close_reason` only sets the code for a close
 /// lws sends itself, then waits for its ack), so the frame is built here (server frames are
 /// unmasked) and handed over as bytes to send as they are, as `FrameBatch`'s are.
-private func sendClose(on wsi: OpaquePointer, _ code: CloseCode, _ reason: String) {
+func sendClose(on wsi: OpaquePointer, _ code: CloseCode, _ reason: String) {
   let text = Array(reason.utf8.prefix(123))
   LWSRawWrite.send(
     [0x88, UInt8(2 + text.count), UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)], text, on: wsi)

@@ -61,6 +61,10 @@ final class LWSDriver {
   var tuio: TUIOListener?
   /// `--tuio-out`: observers sending TUIO over UDP.
   var tuioOut: TUIOOutput?
+  /// The upgrade request being admitted (LWS_CALLBACK_HTTP_CONFIRM_UPGRADE), its wsi, and
+  /// what its callback returns: 0 to upgrade, 1 or -1 once `.refuseUpgrade` answered it.
+  private var upgrade: (request: RequestID, wsi: OpaquePointer, answer: Int32)?
+  private var lastRequest: UInt64 = 0
 
   init(config: RelayConfiguration, access: AccessPolicy, logger: Logger, eventLoop: UnsafeMutableRawPointer?) {
     self.config = config
@@ -139,6 +143,23 @@ final class LWSDriver {
     performActions()
   }
 
+  // MARK: - Admission
+
+  /// Names the upgrade request on `wsi` for `RelayCore.admit`.
+  func admitting(_ wsi: OpaquePointer) -> RequestID {
+    lastRequest &+= 1
+    let request = RequestID(lastRequest)
+    upgrade = (request, wsi, 0)
+    return request
+  }
+
+  /// What the callback admitting `request` returns, once the core's actions are carried out.
+  func admitted(_ request: RequestID) -> Int32 {
+    defer { upgrade = nil }
+    guard let upgrade, upgrade.request == request else { return 0 }
+    return upgrade.answer
+  }
+
   // MARK: - Carrying out the core's actions
 
   /// Carries out what the core asked for, then writes to the peers with output (see `write`).
@@ -188,6 +209,15 @@ final class LWSDriver {
       bus?.unsubscribe(node: node)
     case .busNotice(let bytes):
       bus?.publishNotice(bytes)
+    case .refuseUpgrade(let request, let response):
+      // Only the request being admitted can still be answered.
+      guard var u = upgrade, u.request == request else { return }
+      u.answer = response.send(on: u.wsi) ? 1 : -1
+      upgrade = u
+    case .answerClose(let peer, let code, let reason):
+      guard let link = LWSPeer.of(peer) else { return }
+      sendClose(on: link.wsi, code, reason)
+      link.answeredClose = true
     }
   }
 

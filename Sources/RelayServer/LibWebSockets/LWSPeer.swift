@@ -20,6 +20,8 @@ final class LWSPeer {
   var rx: [UInt8] = []
   /// Where the UTF-8 check of the message under way stands (chunks and fragments).
   var utf8 = UTF8Validator()
+  /// Its close frame was answered with our own close (`.answerClose`): the callback hangs up.
+  var answeredClose = false
 
   init(wsi: OpaquePointer, peer: Peer, batchesWrites: Bool) {
     self.wsi = wsi
