@@ -252,9 +252,9 @@ import TouchRelayClient
     #expect(code == 1008)
     #expect(reason == "token expired")
     #expect(closedAt > exp - 0.1, "closed \(exp - closedAt) s before exp")
-    // Not at a leeway's end (30 s by default) nor never; a loaded sanitizer run may take its time
-    // to read the close, hence the margin.
-    #expect(closedAt < exp + Double(TestTime.seconds(3).components.seconds), "closed \(closedAt - exp) s after exp")
+    // Not at a leeway's end (30 s by default) nor never: within expectClose's 12 s. When
+    // exactly, the expiry plus the leeway to the millisecond, is the core's rule on virtual
+    // time (TokenExpiryTimingTests); read on a loaded machine's wall clock it was a flake.
     // The shared token's connection stays.
     try await shared.send(text: #"{"type":"control","action":"reset"}"#)
     #expect(try await shared.nextJSON(type: "error")["code"]?.stringValue != nil)
