@@ -617,6 +617,24 @@ vector("pinch_and_rotation_together",
            ev("pinch", "ended", 100, scale=1.5),
            ev("rotation", "ended", 100, rotation=0.5)])
 
+s = Script()
+s.frame(0, {1: ("began", 100, 400)})
+s.frame(100, {1: ("moved", 130, 400)})
+s.frame(200, {2: ("began", 230, 400)})
+s.frame(300, {1: ("moved", 80, 400), 2: ("moved", 280, 400)})
+s.frame(400, {1: ("ended", 80, 400), 2: ("ended", 280, 400)})
+vector("pinch_cancels_active_pan",
+       "A pinch that begins claims the sequence (gestures.md, Arena): one finger pans 30 points, "
+       "a second lands 100 away (no event: the pan re-bases), then both spread to 200 around the "
+       "same centroid, so the pan's translation does not move and the spread doubles. In that "
+       "frame the active pan is cancelled before the pinch begins (scale 2 at the centroid); at "
+       "the lift only the pinch ends: no pan ended, no tap, no swipe. The pinch is the source's "
+       "second gesture instance (id 2: ids count instances of every kind).",
+       s, [ev("pan", "began", 100, translation={"x": 30, "y": 0}, touches=1, id=1),
+           ev("pan", "cancelled", 300, id=1),
+           ev("pinch", "began", 300, scale=2.0, x=180, y=400, touches=2, id=2),
+           ev("pinch", "ended", 400, scale=2.0, id=2)])
+
 # ---------------------------------------------------------------- rotation
 
 def turn_frames(s, t0, centre, radius, angles, dt=50):
