@@ -32,6 +32,20 @@ import TouchProtocol
     #expect(GestureKind.allCases.allSatisfy { !filter.wants($0) })
   }
 
+  /// An empty item between commas (a client joining a list with a trailing comma) is ignored,
+  /// as protocol/README.md and the pattern in asyncapi.yaml say: not refused, not "all".
+  @Test func emptyItemsInTheGestureListAreIgnored() {
+    for value in ["tap,,pinch", ",tap,pinch,"] {
+      guard case .success(.observer(_, let filter)) = RequestTarget.parse(
+        path: "/v1/observe/demo", args: [("gestures", value)])
+      else {
+        Issue.record("gestures=\(value) was refused")
+        continue
+      }
+      #expect(filter.gestures == [.tap, .pinch], "gestures=\(value)")
+    }
+  }
+
   @Test func refusesWhatItDoesNotKnow() {
     #expect(
       RequestTarget.parse(path: "/v1/source/a b", args: [])
