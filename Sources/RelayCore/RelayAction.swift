@@ -4,10 +4,10 @@ import TouchProtocol
 /// The per-message one, "this peer has output", is listed apart (`RelayCore.drainOutputs`).
 public enum RelayAction {
   /// Stop reading `peer` (it floods, or is being closed) until `.resumeReading`.
-  case pauseReading(Peer)
-  case resumeReading(Peer)
+  case pauseReading(PeerID)
+  case resumeReading(PeerID)
   /// Cut `peer` without waiting for its close handshake (the shutdown drain is over).
-  case kill(Peer)
+  case kill(PeerID)
   /// Call `advance(to:)` at this server time at the latest. A later `.wake` replaces an
   /// earlier one.
   case wake(at: Double)
@@ -15,7 +15,7 @@ public enum RelayAction {
   case finished
   case log(LogLine)
   /// With `Configuration.record`: a line of `peer`'s recording.
-  case record(Peer, RecordEntry)
+  case record(PeerID, RecordEntry)
   /// Cluster: subscribe to (or leave) another node's data channel; confirm with
   /// `busSubscribed(node:at:)`.
   case busSubscribe(node: String)
@@ -29,5 +29,5 @@ public enum RelayAction {
   /// Answer `peer`'s close frame (`peerSentClose(_:payload:)`) with this close instead of
   /// echoing it, and hang up at once: the peer's frame broke RFC 6455. No such action: echo
   /// it. Drained right after `peerSentClose`, as `.refuseUpgrade` is after `admit`.
-  case answerClose(Peer, CloseCode, reason: String)
+  case answerClose(PeerID, CloseCode, reason: String)
 }

@@ -11,11 +11,11 @@ import TouchProtocol
 ///
 /// Events are its methods (`admit`, `open`, `receive`, `refuse`, `peerSentClose`, `closed`,
 /// `advance`, `requestShutdown`, ...), each with the server time it happened at (milliseconds on
-/// the driver's monotonic clock). What to do comes back as `RelayAction`s, collected in one
+/// the driver's monotonic clock); the driver names a peer by the `PeerID` that `open` gave it. What to do comes back as `RelayAction`s, collected in one
 /// reused list the driver takes with `drainActions` once its callback is done. The peers with
 /// new output come in a list of their own (`drainOutputs`): it is the action of every message,
 /// and a plain list of peers costs a fraction of an enum list's copies. A peer's bytes are
-/// pulled with `nextMessage(for:)` when the driver can write to it. The same events at the
+/// pulled with `nextWrite(for:)` when the driver can write to it. The same events at the
 /// same times always give the same actions and bytes.
 public final class RelayCore {
   public let configuration: Configuration
@@ -58,8 +58,15 @@ public final class RelayCore {
   public var finished: Bool { shutdown == .finished }
 
   public var sessions: [String: Session] { directory.sessions }
-  /// Every open peer, until `closed`.
-  public var peers: [ObjectIdentifier: Peer] { directory.peers }
+  /// Every open peer, until `closed`, oldest first (for reports and tests: the driver names
+  /// peers by `PeerID`).
+  public var peers: [Peer] { directory.peersInAdmissionOrder }
+
+  /// How many peers are open.
+  public var peerCount: Int { directory.peers.count }
+
+  /// The open peer `id` names (for reports and tests), nil once it is closed.
+  public func peer(_ id: PeerID) -> Peer? { directory.peers[id] }
   /// Tokens and origins; replaced with `replaceAccess` (SIGHUP).
   public var access: AccessPolicy { admission.access }
   /// A recording's replay gives the recorded source its recorded id.
@@ -95,11 +102,11 @@ public final class RelayCore {
   public func drainActions(_ body: (RelayAction) -> Void) { actions.drain(body) }
 
   /// Hands `body` every peer that has messages (or its close) to send since the last call,
-  /// each once: write what `nextMessage(for:)` gives, now or when the socket can take it; once
-  /// it gives nothing, send `peer.closeToSend` if set.
-  public func drainOutputs(_ body: (Peer) -> Void) { deliveries.drain(body) }
+  /// each once: write what `nextWrite(for:)` gives (messages, then a close), now or when the
+  /// socket can take it.
+  public func drainOutputs(_ body: (PeerID) -> Void) { deliveries.drain { body($0.id) } }
 
-  /// A message the driver has written to a peer (from `nextMessage(for:)`) and holds no
+  /// A message the driver has written to a peer (from `nextWrite(for:)`) and holds no
   /// more: kept, with its buffer, for a later message if nothing else refers to it
   /// (`MessagePool`).
   public func recycle(_ message: consuming OutgoingMessage) {
@@ -119,14 +126,12 @@ public final class RelayCore {
 
   // MARK: - Opening
 
-  /// A new peer, admitted (see `admit`). `transport` is the driver's own handle for it (nil
-  /// for a peer with no connection: a replayed recording's, a source from another transport).
+  /// A new peer, admitted (see `admit`), and the id the driver names it by from now on.
   /// `token` and `wallClock` are the admitted request's: a signed token's expiry closes the peer.
   @discardableResult
   public func open(
-    _ target: RequestTarget, address: String, transport: UnsafeMutableRawPointer? = nil, token: String? = nil,
-    wallClock: Double? = nil, at rt: Double
-  ) -> Peer {
+    _ target: RequestTarget, address: String, token: String? = nil, wallClock: Double? = nil, at rt: Double
+  ) -> PeerID {
     now = rt
     let session = directory.session(named: target.sessionName)
     let role: Peer.Role
@@ -147,13 +152,13 @@ public final class RelayCore {
         capacity: configuration.maxPendingErrors, hardLimit: configuration.maxPendingErrors * 2)
     }
     let peer = Peer(
-      serial: directory.takeSerial(), role: role, session: session, filter: filter, queue: queue,
-      address: address, transport: transport)
+      id: directory.peers.nextID, serial: directory.takeSerial(), role: role, session: session, filter: filter,
+      queue: queue, address: address)
     directory.add(peer)
     switch role {
     case .source:
       session.sources.append(peer)
-      if configuration.record { emit(.record(peer, .opened(session: session.name, serial: peer.serial, rt: rt))) }
+      if configuration.record { emit(.record(peer.id, .opened(session: session.name, serial: peer.serial, rt: rt))) }
     case .observer:
       session.observers.append(peer)
       sendObserverWelcome(peer)
@@ -162,7 +167,7 @@ public final class RelayCore {
       .info, "connection open",
       ["conn": "\(peer.serial)", "role": "\(role.rawValue)", "session": "\(session.name)", "peer": "\(address)"])
     scheduleTokenExpiry(peer, token: token, wallClock: wallClock, at: rt)
-    return peer
+    return peer.id
   }
 
   private func sendObserverWelcome(_ peer: Peer) {
@@ -176,13 +181,15 @@ public final class RelayCore {
 
   // MARK: - Receiving
 
-  /// One complete text message from `peer`, received at server time `rt`.
-  public func receive(_ bytes: UnsafeRawBufferPointer, from peer: Peer, at rt: Double) {
+  /// One complete text message from `peer`, received at server time `rt`. Once a close is
+  /// decided (or the peer sent its own), what it sends is ignored.
+  public func receive(_ bytes: UnsafeRawBufferPointer, from id: PeerID, at rt: Double) {
     now = rt
+    guard let peer = directory.peers[id], peer.isOpen else { return }
     peer.counts.messagesIn += 1
     counters.messagesIn += 1
     counters.bytesIn += bytes.count
-    if configuration.record, peer.role == .source { emit(.record(peer, .message(Array(bytes), rt: rt))) }
+    if configuration.record, peer.role == .source { emit(.record(peer.id, .message(Array(bytes), rt: rt))) }
     peer.source?.prefetchEngine()
     if peer.role == .source {
       // The session's line, for `take` to read its observers' whereabouts from.
@@ -215,8 +222,9 @@ public final class RelayCore {
   /// One message already decoded by another transport (a TUIO sender's bundle) from a source
   /// `peer`, received at `rt`: the same rules as a WebSocket source's, without JSON. Not
   /// recorded (`--record` records WebSocket bytes).
-  public func receive(decoded message: ClientMessage, from peer: Peer, at rt: Double) {
+  public func receive(decoded message: ClientMessage, from id: PeerID, at rt: Double) {
     now = rt
+    guard let peer = directory.peers[id], peer.isOpen else { return }
     peer.counts.messagesIn += 1
     counters.messagesIn += 1
     peer.source?.prefetchEngine()
@@ -380,7 +388,7 @@ public final class RelayCore {
     state.validator = validator
     state.lastRT = rt
     peer.source = state
-    if configuration.record { emit(.record(peer, .joined(source: id))) }
+    if configuration.record { emit(.record(peer.id, .joined(source: id))) }
     let welcome = ServerMessage.sourceWelcome(
       session: session.name, source: id, resumed: resumed, limits: configuration.limits, serverTime: rt,
       headroom: headroom)
@@ -419,7 +427,7 @@ public final class RelayCore {
     w.key("sessions")
     w.int(Int64(sessions.count))
     w.key("connections")
-    w.int(Int64(peers.count))
+    w.int(Int64(peerCount))
     w.key("sources")
     w.int(Int64(sources))
     w.key("observers")

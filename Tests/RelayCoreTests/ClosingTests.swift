@@ -10,13 +10,13 @@ import TouchProtocol
     let (a, _) = try h.source("s", at: 0)
     let (b, _) = try h.source("s", address: "10.9.9.9", at: 0)
     _ = h.takeActions()
-    h.core.refuse(a, .binary, at: 1)
-    h.core.refuse(b, .tooBig, at: 1)
-    #expect(a.closeToSend?.code == .unsupportedData)
-    #expect(b.closeToSend?.code == .messageTooBig)
-    #expect(b.closeToSend?.reason == "message larger than 64 bytes")
+    h.core.refuse(a.id, .binary, at: 1)
+    h.core.refuse(b.id, .tooBig, at: 1)
+    #expect(h.decidedClose(a)?.code == .unsupportedData)
+    #expect(h.decidedClose(b)?.code == .messageTooBig)
+    #expect(h.decidedClose(b)?.reason == "message larger than 64 bytes")
     let actions = h.takeActions()
-    #expect(actions.filter(\.isPause).map(\.peer?.serial) == [a.serial, b.serial])
+    #expect(actions.filter(\.isPause).map(\.peerID) == [a.id, b.id])
     #expect(a.reading == .stopped)
     // Nothing more is taken from it.
     h.send(h.frame(1, t: 1, []), from: a, at: 2)
@@ -46,7 +46,7 @@ import TouchProtocol
     let (src, _) = try h.source("s", at: 0)
     _ = h.take(obs)
     #expect(h.sendClose([0x03, 0xE8, 0xFF], from: src)?.code == .invalidPayload)
-    h.core.closed(src, at: 1)
+    h.core.closed(src.id, at: 1)
     #expect(h.take(obs).isEmpty)
     #expect(h.core.nextDue != nil)
     h.finish()
@@ -55,8 +55,8 @@ import TouchProtocol
   @Test func textThatIsNotUTF8ClosesWith1007() throws {
     let h = CoreHarness()
     let (src, _) = try h.source("s", at: 0)
-    h.core.refuse(src, .invalidText, at: 1)
-    #expect(src.closeToSend?.code == .invalidPayload)
+    h.core.refuse(src.id, .invalidText, at: 1)
+    #expect(h.decidedClose(src)?.code == .invalidPayload)
   }
 
   @Test func shutdownDrainsEveryQueueThenClosesWithGoingAway() throws {
@@ -68,10 +68,10 @@ import TouchProtocol
     #expect(h.core.stopping)
     // What was queued still goes out, then the close.
     #expect(h.take(obs).map(\.type) == ["source", "touches"])
-    #expect(obs.closeToSend?.code == .goingAway)
-    h.core.closed(obs, at: 30)
+    #expect(h.decidedClose(obs)?.code == .goingAway)
+    h.core.closed(obs.id, at: 30)
     #expect(!h.takeActions().contains { $0.isFinished })
-    h.core.closed(src, at: 40)
+    h.core.closed(src.id, at: 40)
     #expect(h.takeActions().contains { $0.isFinished })
     #expect(h.core.finished)
     h.finish()
@@ -87,7 +87,7 @@ import TouchProtocol
     #expect(!h.core.finished)
     h.tick(at: 1000)
     let actions = h.takeActions()
-    #expect(actions.contains { if case .kill(let p) = $0 { return p === obs } else { return false } })
+    #expect(actions.contains { if case .kill(let p) = $0 { return p == obs.id } else { return false } })
     #expect(actions.contains { $0.isFinished })
     #expect(actions.contains { $0.logLine?.level == .warning })
   }
@@ -105,11 +105,11 @@ import TouchProtocol
     h.send(h.frame(1, t: 1000, [(1, "began", 10, 10)]), from: src, at: 10)
     h.send(h.frame(2, t: 1050, [(1, "ended", 10, 10)]), from: src, at: 60)
     h.tick(at: 400)
-    h.core.closed(src, at: 500)
+    h.core.closed(src.id, at: 500)
     var kinds: [String] = []
     for action in h.takeActions() {
       guard case .record(let p, let entry) = action else { continue }
-      #expect(p === src)
+      #expect(p == src.id)
       switch entry {
       case .opened: kinds.append("opened")
       case .joined(let s):

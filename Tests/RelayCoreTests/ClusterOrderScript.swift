@@ -68,8 +68,8 @@ enum ClusterOrderScript {
           }
           for peer in h.takeOutputPeers() {
             out.append("\(name) output \(peer.serial)")
-            while let m = h.core.nextMessage(for: peer) { out.append("  \(m.text)") }
-            if let close = peer.closeToSend { out.append("  close \(close.code.rawValue) \(close.reason)") }
+            for m in h.messages(peer) { out.append("  \(m.text)") }
+            if let close = h.decidedClose(peer) { out.append("  close \(close.code.rawValue) \(close.reason)") }
           }
           if let data = h.core.takeBusData() {
             busy = true
@@ -115,7 +115,7 @@ enum ClusterOrderScript {
 
     // Two sources of B in every session drop: held for a resume, announced as departed.
     for peer in sources["B"]!.enumerated().filter({ $0.offset % sourcesPerSession < 2 }).map(\.element) {
-      node("B").core.closed(peer, at: 10)
+      node("B").core.closed(peer.id, at: 10)
     }
     run(at: 10)
 
@@ -126,8 +126,8 @@ enum ClusterOrderScript {
     // C's sources all close while its data is lost; A's next sync finds them gone.
     dataLost = ["C"]
     for peer in sources["C"]! {
-      node("C").core.peerSentClose(peer, code: 1000)
-      node("C").core.closed(peer, at: 30)
+      node("C").core.peerSentClose(peer.id, code: 1000)
+      node("C").core.closed(peer.id, at: 30)
     }
     run(at: 30)
     dataLost = []

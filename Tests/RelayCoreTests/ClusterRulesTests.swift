@@ -126,7 +126,7 @@ final class TwoNodes {
     let (obsA, _) = try nodes.a.observer("s")
     let (src, id) = try nodes.a.source("s", at: 1)
     nodes.exchange(at: 1)
-    nodes.a.core.closed(src, at: 2)  // dropped: held for a resume
+    nodes.a.core.closed(src.id, at: 2)  // dropped: held for a resume
     nodes.exchange(at: 2)
     let (again, resumed) = try nodes.b.source(
       "s", hello: #"{"type":"hello","device":{"name":"phone","width":400,"height":800},"resume":"\#(id)"}"#, at: 3)

@@ -1,6 +1,6 @@
 import ConformanceSupport
 import Logging
-import RelayCore
+@testable import RelayCore
 import Testing
 import TouchProtocol
 
@@ -28,6 +28,12 @@ final class CoreHarness {
   /// The peers the core said have output, in order, since the last `takeOutputs`.
   private(set) var outputs: [Peer] = []
 
+  /// The harness's peer for an id the core gave (nil once the peer is closed).
+  func opened(_ id: PeerID) -> Peer {
+    guard let peer = core.peer(id) else { fatalError("\(id) is not open") }
+    return peer
+  }
+
   /// The wake-up the core asked for last (`.wake`), until `passTime` fires it.
   private(set) var wake: Double?
 
@@ -36,13 +42,14 @@ final class CoreHarness {
     core.drainActions {
       switch $0 {
       case .wake(let at): wake = at
-      case .pauseReading(let p): notReading.insert(ObjectIdentifier(p))
-      case .resumeReading(let p): notReading.remove(ObjectIdentifier(p))
+      case .pauseReading(let p): notReading.insert(p)
+      case .resumeReading(let p): notReading.remove(p)
       default: break
       }
       actions.append($0)
     }
-    core.drainOutputs { outputs.append($0) }
+    // A peer closed since it was announced is no one's to write to any more.
+    core.drainOutputs { id in core.peer(id).map { outputs.append($0) } }
   }
 
   // MARK: - Virtual time
@@ -99,7 +106,7 @@ final class CoreHarness {
   /// `text` from `peer` at `rt`, after every wake-up due before then, then settled.
   func sendOnClock(_ text: String, from peer: Peer, at rt: Double? = nil) {
     let t = eventTime(rt)
-    Array(text.utf8).withUnsafeBytes { core.receive($0, from: peer, at: t) }
+    Array(text.utf8).withUnsafeBytes { core.receive($0, from: peer.id, at: t) }
     settle()
   }
 
@@ -113,8 +120,8 @@ final class CoreHarness {
   /// `peer` closes with `code` (1000: cleanly) at `rt`, after every wake-up due before then.
   func closeOnClock(_ peer: Peer, code: UInt16 = 1000, at rt: Double? = nil) {
     let t = eventTime(rt)
-    core.peerSentClose(peer, code: code)
-    core.closed(peer, at: t)
+    core.peerSentClose(peer.id, code: code)
+    core.closed(peer.id, at: t)
     settle()
   }
 
@@ -122,7 +129,7 @@ final class CoreHarness {
   /// driver's library hung up on a peer that stopped answering pings).
   func dropOnClock(_ peer: Peer, at rt: Double? = nil) {
     let t = eventTime(rt)
-    core.closed(peer, at: t)
+    core.closed(peer.id, at: t)
     settle()
   }
 
@@ -140,9 +147,9 @@ final class CoreHarness {
     token: String? = nil, wallClock: Double? = nil, at rt: Double? = nil
   ) throws -> (Peer, JSON) {
     let t = eventTime(rt)
-    let peer = core.open(
-      .observer(session: session, filter: filter), address: address, transport: handle, token: token,
-      wallClock: wallClock, at: t)
+    let peer = opened(core.open(
+      .observer(session: session, filter: filter), address: address, token: token,
+      wallClock: wallClock, at: t))
     settle()
     let welcome = try #require(take(peer).first)
     #expect(welcome.type == "welcome")
@@ -155,7 +162,7 @@ final class CoreHarness {
     address: String = "10.0.0.2", at rt: Double? = nil
   ) throws -> (Peer, String) {
     let t = eventTime(rt)
-    let peer = core.open(.source(session: session), address: address, transport: handle, at: t)
+    let peer = opened(core.open(.source(session: session), address: address, at: t))
     settle()
     sendOnClock(hello, from: peer, at: t)
     let welcome = try #require(take(peer).first { $0.type == "welcome" })
@@ -163,12 +170,12 @@ final class CoreHarness {
   }
 
   /// Peers the driver was told not to read (`pauseReading`) and not told to read again.
-  private var notReading: Set<ObjectIdentifier> = []
+  private var notReading: Set<PeerID> = []
 
   /// Whether the driver reads `peer` now, as the core last told it.
   func isReading(_ peer: Peer) -> Bool {
     collect()
-    return !notReading.contains(ObjectIdentifier(peer))
+    return !notReading.contains(peer.id)
   }
 
   /// `texts` from `peer`, each sent at its time, read as the driver reads them: at that time,
@@ -266,9 +273,9 @@ final class CoreHarness {
   /// What the driver is told to do besides writing and waking (the harness is its clock),
   /// in the harness's words, so that tests need not name the core's actions.
   enum DriverAction: Equatable, CustomStringConvertible {
-    case pauseReading(Peer)
-    case resumeReading(Peer)
-    case kill(Peer)
+    case pauseReading(PeerID)
+    case resumeReading(PeerID)
+    case kill(PeerID)
     case finished
     /// A cluster's: a notice to publish on the nodes' channel (`describe(notice:)`), a
     /// node's data channel to subscribe to or leave.
@@ -277,34 +284,34 @@ final class CoreHarness {
     case busUnsubscribe(String)
     /// A refusal (request, status) or a close answer no `admit` or `sendClose` took.
     case refuseUpgrade(UInt64, Int)
-    case answerClose(Peer, CloseCode)
+    case answerClose(PeerID, CloseCode)
 
     static func == (a: DriverAction, b: DriverAction) -> Bool {
       switch (a, b) {
       case (.pauseReading(let x), .pauseReading(let y)), (.resumeReading(let x), .resumeReading(let y)),
         (.kill(let x), .kill(let y)):
-        return x === y
+        return x == y
       case (.finished, .finished): return true
       case (.busNotice(let x), .busNotice(let y)), (.busSubscribe(let x), .busSubscribe(let y)),
         (.busUnsubscribe(let x), .busUnsubscribe(let y)):
         return x == y
       case (.refuseUpgrade(let r, let s), .refuseUpgrade(let r2, let s2)): return r == r2 && s == s2
-      case (.answerClose(let x, let c), .answerClose(let y, let c2)): return x === y && c == c2
+      case (.answerClose(let x, let c), .answerClose(let y, let c2)): return x == y && c == c2
       default: return false
       }
     }
 
     var description: String {
       switch self {
-      case .pauseReading(let p): "pauseReading(\(p.serial))"
-      case .resumeReading(let p): "resumeReading(\(p.serial))"
-      case .kill(let p): "kill(\(p.serial))"
+      case .pauseReading(let p): "pauseReading(\(p))"
+      case .resumeReading(let p): "resumeReading(\(p))"
+      case .kill(let p): "kill(\(p))"
       case .finished: "finished"
       case .busNotice(let n): "busNotice(\(n))"
       case .busSubscribe(let n): "busSubscribe(\(n))"
       case .busUnsubscribe(let n): "busUnsubscribe(\(n))"
       case .refuseUpgrade(let r, let s): "refuseUpgrade(\(r), \(s))"
-      case .answerClose(let p, let c): "answerClose(\(p.serial), \(c.rawValue))"
+      case .answerClose(let p, let c): "answerClose(\(p), \(c.rawValue))"
       }
     }
   }
@@ -362,10 +369,24 @@ final class CoreHarness {
   /// (`.answerClose`, taken from the actions; the rest stay), nil if it is echoed.
   func sendClose(_ payload: [UInt8], from peer: Peer) -> (code: CloseCode, reason: String)? {
     collect()
-    payload.withUnsafeBytes { core.peerSentClose(peer, payload: $0) }
+    payload.withUnsafeBytes { core.peerSentClose(peer.id, payload: $0) }
     collect()
-    guard let i = actions.firstIndex(where: { $0.closeAnswer?.peer === peer }) else { return nil }
+    guard let i = actions.firstIndex(where: { $0.closeAnswer?.peer == peer.id }) else { return nil }
     return actions.remove(at: i).closeAnswer.map { ($0.code, $0.reason) }
+  }
+
+  /// The close the core decided on for `peer`, whether or not messages are still queued
+  /// before it (`takeClose` waits for them).
+  func decidedClose(_ peer: PeerHandle) -> (code: CloseCode, reason: String)? {
+    collect()
+    return peer.closeToSend
+  }
+
+  /// Every message `peer` has to receive now, as the driver would pull them.
+  func messages(_ peer: PeerHandle) -> [OutgoingMessage] {
+    var out: [OutgoingMessage] = []
+    while case .message(let m, _) = core.nextWrite(for: peer.id) { out.append(m) }
+    return out
   }
 
   /// Closes taken with `takeClose`.
@@ -373,7 +394,7 @@ final class CoreHarness {
 
   /// The close the core decided to send `peer` (code and reason), once every message queued
   /// before it is taken (`take`); nil while it has none or messages are still waiting.
-  func takeClose(_ peer: Peer) -> (code: Int, reason: String)? {
+  func takeClose(_ peer: PeerHandle) -> (code: Int, reason: String)? {
     collect()
     guard !peer.hasPendingOutput, let close = peer.closeToSend else { return nil }
     closesTaken.insert(ObjectIdentifier(peer))
@@ -385,7 +406,7 @@ final class CoreHarness {
   /// lines aside), no bus data, and no timer due by the clock that did not fire.
   func finish(sourceLocation: SourceLocation = #_sourceLocation) {
     settle()
-    for peer in core.peers.values.sorted(by: { $0.serial < $1.serial }) {
+    for peer in core.peers {
       let left = take(peer)
       if !left.isEmpty {
         Issue.record("peer \(peer.serial) has messages left: \(left)", sourceLocation: sourceLocation)
@@ -435,7 +456,7 @@ final class CoreHarness {
     _ session: String, _ filter: ObserverFilter = ObserverFilter(raw: true), address: String = "10.0.0.1",
     at t: Double = 0
   ) throws -> (Peer, JSON) {
-    let peer = core.open(.observer(session: session, filter: filter), address: address, transport: handle, at: t)
+    let peer = opened(core.open(.observer(session: session, filter: filter), address: address, at: t))
     let welcome = try #require(take(peer).first)
     #expect(welcome["type"]?.string == "welcome")
     return (peer, welcome)
@@ -446,14 +467,14 @@ final class CoreHarness {
     _ session: String, hello: String = #"{"type":"hello","device":{"name":"phone","width":400,"height":800}}"#,
     address: String = "10.0.0.2", at t: Double = 0
   ) throws -> (Peer, String) {
-    let peer = core.open(.source(session: session), address: address, transport: handle, at: t)
+    let peer = opened(core.open(.source(session: session), address: address, at: t))
     send(hello, from: peer, at: t)
     let welcome = try #require(take(peer).first { $0["type"]?.string == "welcome" })
     return (peer, try #require(welcome["source"]?.string))
   }
 
   func send(_ text: String, from peer: Peer, at t: Double) {
-    Array(text.utf8).withUnsafeBytes { core.receive($0, from: peer, at: t) }
+    Array(text.utf8).withUnsafeBytes { core.receive($0, from: peer.id, at: t) }
     collect()
   }
 
@@ -472,14 +493,12 @@ final class CoreHarness {
   func take(_ peer: Peer) -> [JSON] {
     collect()
     var out: [JSON] = []
-    while let m = core.nextMessage(for: peer) {
+    while case .message(let m, _) = core.nextWrite(for: peer.id) {
       out.append((try? JSON.parse(m.withPayload { Array($0) })) ?? .string("unparsable: \(m.text)"))
     }
     return out
   }
 
-  /// A stand-in for a driver's handle: the core only passes it back.
-  let handle = UnsafeMutableRawPointer(bitPattern: 0x1000)
 }
 
 extension JSON {
@@ -488,7 +507,7 @@ extension JSON {
 
 extension RelayAction {
   /// The peer a peer action is about.
-  var peer: Peer? {
+  var peerID: PeerID? {
     switch self {
     case .pauseReading(let p), .resumeReading(let p), .kill(let p), .record(let p, _), .answerClose(let p, _, _):
       return p
@@ -526,7 +545,7 @@ extension RelayAction {
     return nil
   }
 
-  var closeAnswer: (peer: Peer, code: CloseCode, reason: String)? {
+  var closeAnswer: (peer: PeerID, code: CloseCode, reason: String)? {
     if case .answerClose(let peer, let code, let reason) = self { return (peer, code, reason) }
     return nil
   }

@@ -62,7 +62,7 @@ import TouchProtocol
       _ = try h.source("s", address: "10.0.1.\(i)", at: Double(i))
       joined += 1
     }
-    let close = try #require(obs.closeToSend)
+    let close = try #require(h.decidedClose(obs))
     #expect(close.code == .policyViolation)
     #expect(close.reason.contains("too slow"))
     // Cut short: nothing queued is sent, only the close.

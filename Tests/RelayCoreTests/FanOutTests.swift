@@ -78,12 +78,12 @@ import TouchProtocol
     _ = h.takeOutputs()
     for p in [a1, a2, b] { _ = h.take(p) }
     func frame(from source: Peer, at t: Double) {
-      Array(h.frame(1, t: 10, [(1, "began", 10, 10)]).utf8).withUnsafeBytes { h.core.receive($0, from: source, at: t) }
+      Array(h.frame(1, t: 10, [(1, "began", 10, 10)]).utf8).withUnsafeBytes { h.core.receive($0, from: source.id, at: t) }
     }
     frame(from: sourceA, at: 1)
     var handed: [Int] = []
-    func body(_ peer: Peer) {
-      handed.append(peer.serial)
+    func body(_ peer: PeerID) {
+      handed.append(h.opened(peer).serial)
       guard handed.count == 1 else { return }
       frame(from: sourceB, at: 2)
       h.core.drainOutputs(body)
@@ -136,8 +136,7 @@ import TouchProtocol
     h.send(h.frame(2, t: 20, [(1, "ended", 100, 200)]), from: src, at: 20)
     var firstBundle: OutgoingMessage?
     for peer in [a, b] {
-      var messages: [OutgoingMessage] = []
-      while let m = h.core.nextMessage(for: peer) { messages.append(m) }
+      let messages = h.messages(peer)
       #expect(messages.first?.isBinary == false && messages.first?.text.contains("\"joined\"") == true)
       let osc = messages.filter(\.isBinary)
       #expect(osc.count == 2)

@@ -34,7 +34,7 @@ import TouchProtocol
     #expect(!h.takeActions().contains { $0.isPause })
     h.send(h.frame(21, t: 1021, []), from: src, at: 1.21)
     let pause = h.takeActions().filter(\.isPause)
-    #expect(pause.count == 1 && pause[0].peer === src)
+    #expect(pause.count == 1 && pause[0].peerID == src.id)
     // Until the bucket holds a token again: about 100 ms at 10 a second.
     guard case .paused(let until) = src.reading else { return #expect(Bool(false), "not paused") }
     #expect(until > 100 && until < 102)
@@ -42,7 +42,7 @@ import TouchProtocol
     h.tick(at: until - 0.5)
     #expect(!h.takeActions().contains { $0.isResume })
     h.tick(at: until)
-    #expect(h.takeActions().filter(\.isResume).map(\.peer?.serial) == [src.serial])
+    #expect(h.takeActions().filter(\.isResume).map(\.peerID) == [src.id])
     #expect(src.reading == .reading)
   }
 
@@ -64,10 +64,10 @@ import TouchProtocol
     for i in 0..<FloodRules.maxErrorsPerWindow { h.send("junk", from: obs, at: 10 + Double(i) / 1000) }
     #expect(!h.takeActions().contains { $0.isPause })
     h.send("junk", from: obs, at: 10.5)
-    #expect(h.takeActions().filter(\.isPause).map(\.peer?.serial) == [obs.serial])
+    #expect(h.takeActions().filter(\.isPause).map(\.peerID) == [obs.id])
     #expect(obs.reading == .paused(until: 10 + FloodRules.windowMs))
     h.tick(at: 10 + FloodRules.windowMs)
-    #expect(h.takeActions().filter(\.isResume).map(\.peer?.serial) == [obs.serial])
+    #expect(h.takeActions().filter(\.isResume).map(\.peerID) == [obs.id])
   }
 }
 

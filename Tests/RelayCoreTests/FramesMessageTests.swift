@@ -72,7 +72,7 @@ import TouchProtocol
   @Test func framesBeforeHelloAndFromAnObserverAreRefusedOnce() throws {
     let h = CoreHarness()
     let (obs, _) = try h.observer("s")
-    let src = h.core.open(.source(session: "s"), address: "10.0.0.2", transport: h.handle, at: 0)
+    let src = h.opened(h.core.open(.source(session: "s"), address: "10.0.0.2", at: 0))
     h.send(Self.frames([(1, 0, []), (2, 1, [])]), from: src, at: 1)
     #expect(h.take(src).map { $0["code"]?.string } == ["no_hello"])
     h.send(Self.frames([(1, 0, []), (2, 1, [])]), from: obs, at: 1)

@@ -77,7 +77,7 @@ import TouchProtocol
         let phase = i == 1 || i == 21 ? "began" : i == 20 || i == 40 ? "ended" : "moved"
         h.send(h.frame(i, t: Double(1000 + i * 16), [(1, phase, Double(10 + i * 7), 50)]), from: src, at: Double(i * 16))
         for peer in [raw, gestures] {
-          while let m = h.core.nextMessage(for: peer) {
+          while case .message(let m, _) = h.core.nextWrite(for: peer.id) {
             texts.append(m.text)
             if recycling { h.core.recycle(consume m) }
           }

@@ -23,8 +23,8 @@ enum OrderScript {
       for action in h.takeActions() { out.append(describe(action)) }
       for serial in h.takeOutputPeers() {
         out.append("output \(serial.serial)")
-        while let m = h.core.nextMessage(for: serial) { out.append("  \(m.text)") }
-        if let close = serial.closeToSend { out.append("  close \(close.code.rawValue) \(close.reason)") }
+        for m in h.messages(serial) { out.append("  \(m.text)") }
+        if let close = h.decidedClose(serial) { out.append("  close \(close.code.rawValue) \(close.reason)") }
       }
     }
     var sources: [Peer] = []
@@ -38,7 +38,7 @@ enum OrderScript {
     }
     record()
     // Every source drops at once, without a close: each may resume within the window.
-    for peer in sources { h.core.closed(peer, at: 100) }
+    for peer in sources { h.core.closed(peer.id, at: 100) }
     record()
     // The windows end together: every departed source leaves.
     h.tick(at: 100 + 1000 + 2)
@@ -53,21 +53,21 @@ enum OrderScript {
 
   static func describe(_ action: RelayAction) -> String {
     switch action {
-    case .pauseReading(let p): return "pause \(p.serial)"
-    case .resumeReading(let p): return "resume \(p.serial)"
-    case .kill(let p): return "kill \(p.serial)"
+    case .pauseReading(let p): return "pause \(p)"
+    case .resumeReading(let p): return "resume \(p)"
+    case .kill(let p): return "kill \(p)"
     case .wake(let at): return "wake \(at)"
     case .finished: return "finished"
     case .log(let line):
       // The metadata is a dictionary, printed in key order: the line's own order is the core's.
       let meta = line.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
       return "log \(line.level) \(line.message) \(meta.joined(separator: " "))"
-    case .record(let p, _): return "record \(p.serial)"
+    case .record(let p, _): return "record \(p)"
     case .busSubscribe(let node): return "subscribe \(node)"
     case .busUnsubscribe(let node): return "unsubscribe \(node)"
     case .busNotice(let bytes): return "notice \(bytes.count)"
     case .refuseUpgrade(let request, let response): return "refuse \(request.value) \(response.status)"
-    case .answerClose(let p, let code, _): return "answer close \(p.serial) \(code.rawValue)"
+    case .answerClose(let p, let code, _): return "answer close \(p) \(code.rawValue)"
     }
   }
 }

@@ -41,7 +41,7 @@ import Testing
     #expect(h.takeDriverActions().isEmpty, "cut before the drain's end")
     h.passTime(to: 3000)
     #expect(h.takeLogMessages().contains("drain deadline passed, cutting connections"))
-    #expect(h.takeDriverActions() == [.kill(stalled), .finished])
+    #expect(h.takeDriverActions() == [.kill(stalled.id), .finished])
     _ = h.takeClose(stalled)
     h.finish()
   }
@@ -50,7 +50,7 @@ import Testing
     let h = CoreHarness { $0.drainTimeout = 0 }
     let (obs, _) = try h.observerOnClock("s", at: 0)
     h.shutdownOnClock(at: 100)
-    #expect(h.takeDriverActions() == [.kill(obs), .finished])
+    #expect(h.takeDriverActions() == [.kill(obs.id), .finished])
     _ = h.takeClose(obs)
     h.finish()
 
@@ -69,7 +69,7 @@ import Testing
     h.passTime(to: 999.999)
     #expect(h.takeDriverActions().isEmpty)
     h.passTime(to: 1000)
-    #expect(h.takeDriverActions() == [.kill(obs), .finished])
+    #expect(h.takeDriverActions() == [.kill(obs.id), .finished])
     _ = h.takeClose(obs)
     h.finish()
   }

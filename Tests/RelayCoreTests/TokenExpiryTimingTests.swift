@@ -35,7 +35,7 @@ import Testing
     let close = try #require(h.takeClose(signed))
     #expect(close.code == 1008 && close.reason == "token expired")
     #expect(h.takeLogMessages().contains("token expired, closing"))
-    #expect(h.takeDriverActions() == [.pauseReading(signed)], "nothing more is read from it")
+    #expect(h.takeDriverActions() == [.pauseReading(signed.id)], "nothing more is read from it")
     // The shared token's connection stays, and nothing else is due.
     h.passTime(to: 1_000_000)
     #expect(h.takeClose(shared) == nil)

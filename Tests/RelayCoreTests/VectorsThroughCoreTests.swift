@@ -82,7 +82,7 @@ import Testing
     let h = CoreHarness(at: 0) { $0.limits.maxFingers = v.maxFingers }
     let session = "vector"
     let (observer, _) = try h.observer(session, ObserverFilter())
-    let source = h.core.open(.source(session: session), address: "10.0.0.2", transport: h.handle, at: join)
+    let source = h.opened(h.core.open(.source(session: session), address: "10.0.0.2", at: join))
     h.sendOnClock(try v.hello().message.description, from: source, at: join)
     var outcome = VectorOutcome()
     var lastScene = JSON.null

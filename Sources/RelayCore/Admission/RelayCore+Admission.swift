@@ -51,7 +51,7 @@ extension RelayCore {
   /// Which limit an upgrade would exceed, as its 503 says it; nil: none.
   private func capacityRefusal(_ target: RequestTarget, role: Peer.Role, address: String) -> String? {
     let l = configuration.limits
-    if peers.count >= l.maxConnections {
+    if peerCount >= l.maxConnections {
       return "too many connections (\(l.maxConnections))"
     }
     if directory.peersByAddress[address, default: 0] >= l.maxConnectionsPerAddress {

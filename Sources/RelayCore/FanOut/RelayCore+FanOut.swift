@@ -163,19 +163,28 @@ extension RelayCore {
 
   // MARK: - Output
 
-  /// The next message to send to `peer`, if any: a `dropped` notice first when messages were
-  /// dropped since the last one (then, for an observer, a fresh snapshot of every scene it
-  /// follows), then the queue. Counted as sent.
-  public func nextMessage(for peer: Peer) -> OutgoingMessage? {
-    let m = takeMessage(peer)
-    if let m {
-      peer.counts.messagesOut += 1
-      counters.messagesOut += 1
-      counters.bytesOut += m.payloadCount
+  /// What to write to `peer` next: a `dropped` notice first when messages were dropped since
+  /// the last one (then, for an observer, a fresh snapshot of every scene it follows), then
+  /// the queue, and once it is empty the close the server decided on, if any. A message is
+  /// counted as sent.
+  public func nextWrite(for id: PeerID) -> PeerWrite {
+    guard let peer = directory.peers[id] else { return .nothing }
+    switch peer.lifecycle {
+    case .open, .closing: break
+    case .peerClosed, .closed: return .nothing
     }
-    // Taken all: the next message is announced again.
-    if !peer.hasPendingOutput { peer.announced = false }
-    return m
+    guard let m = takeMessage(peer) else {
+      // Taken all: the next message is announced again.
+      peer.announced = false
+      if case .closing(let code, let reason) = peer.lifecycle { return .close(code, reason: reason) }
+      return .nothing
+    }
+    peer.counts.messagesOut += 1
+    counters.messagesOut += 1
+    counters.bytesOut += m.payloadCount
+    if peer.hasPendingOutput { return .message(m, more: true) }
+    peer.announced = false
+    return .message(m, more: !peer.isOpen)
   }
 
   private func takeMessage(_ peer: Peer) -> OutgoingMessage? {

@@ -15,7 +15,7 @@ extension RelayCore {
   func pauseReading(_ peer: Peer, until due: Double) {
     guard peer.flood.reading == .reading else { return }
     peer.flood.reading = .paused(until: due)
-    emit(.pauseReading(peer))
+    emit(.pauseReading(peer.id))
     counters.readPauses += 1
     flood.pausedReaders.append(peer)
     timers.setEarlier(.readersResume, due)
@@ -32,7 +32,7 @@ extension RelayCore {
         return false
       }
       peer.flood.reading = .reading
-      if case .open = peer.lifecycle { emit(.resumeReading(peer)) }
+      if case .open = peer.lifecycle { emit(.resumeReading(peer.id)) }
       return true
     }
     timers.set(.readersResume, next)
@@ -43,6 +43,6 @@ extension RelayCore {
   func stopReading(_ peer: Peer) {
     guard peer.flood.reading != .stopped else { return }
     peer.flood.reading = .stopped
-    emit(.pauseReading(peer))
+    emit(.pauseReading(peer.id))
   }
 }

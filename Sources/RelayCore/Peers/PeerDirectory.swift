@@ -3,8 +3,8 @@
 /// has open (for the per-address limit), and the numbers that name new peers and sources.
 struct PeerDirectory {
   private(set) var sessions: [String: Session] = [:]
-  /// Strong references to every open peer, until `remove`.
-  private(set) var peers: [ObjectIdentifier: Peer] = [:]
+  /// Every open peer by id (strong references), until `remove`.
+  private(set) var peers = PeerTable()
   /// Open peers per client address.
   private(set) var peersByAddress: [String: Int] = [:]
   private var nextSerial = 1
@@ -32,12 +32,12 @@ struct PeerDirectory {
   }
 
   mutating func add(_ peer: Peer) {
-    peers[ObjectIdentifier(peer)] = peer
+    peers.add(peer)
     peersByAddress[peer.address, default: 0] += 1
   }
 
   mutating func remove(_ peer: Peer) {
-    peers[ObjectIdentifier(peer)] = nil
+    peers.remove(peer)
     if let n = peersByAddress[peer.address] {
       peersByAddress[peer.address] = n > 1 ? n - 1 : nil
     }
@@ -52,11 +52,10 @@ struct PeerDirectory {
     return "s\(nextSourceNumber)"
   }
 
-  /// Every open peer, oldest first: `peers` is a dictionary, whose order changes from one
-  /// process to the next (Swift seeds its hashing per process), and the closes and kills of a
-  /// shutdown must come in the same order for the same events.
+  /// Every open peer, oldest first (slots are reused, so their order is not the peers' age),
+  /// for the closes and kills of a shutdown.
   var peersInAdmissionOrder: [Peer] {
-    peers.values.sorted { $0.serial < $1.serial }
+    peers.all.sorted { $0.serial < $1.serial }
   }
 
   /// The sessions by name, for what goes over all of them in an order that must not depend

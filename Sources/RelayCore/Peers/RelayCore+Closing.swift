@@ -15,9 +15,9 @@ extension RelayCore {
 
   /// `peer` sent what the protocol does not allow: it is closed at once (nothing more it sent
   /// is read, nothing queued for it is sent).
-  public func refuse(_ peer: Peer, _ violation: Violation, at rt: Double) {
+  public func refuse(_ id: PeerID, _ violation: Violation, at rt: Double) {
     now = rt
-    guard case .open = peer.lifecycle else { return }
+    guard let peer = directory.peers[id], case .open = peer.lifecycle else { return }
     stopReading(peer)
     switch violation {
     case .binary:
@@ -33,19 +33,25 @@ extension RelayCore {
   /// echoed (RFC 6455 §5.5.1, by the driver's library) unless an `.answerClose` action asks for
   /// the server's own close instead (a code no endpoint may send or a 1-byte payload: 1002; a
   /// reason that is not UTF-8: 1007).
-  public func peerSentClose(_ peer: Peer, payload: UnsafeRawBufferPointer) {
+  public func peerSentClose(_ id: PeerID, payload: UnsafeRawBufferPointer) {
+    guard let peer = directory.peers[id] else { return }
     let frame = CloseFrame(payload: payload)
     peerSentClose(peer, code: frame.code)
     switch frame {
     case .empty, .valid: break
-    case .protocolError: emit(.answerClose(peer, .protocolError, reason: "close code not allowed by RFC 6455"))
-    case .invalidReason: emit(.answerClose(peer, .invalidPayload, reason: "close reason is not UTF-8"))
+    case .protocolError: emit(.answerClose(id, .protocolError, reason: "close code not allowed by RFC 6455"))
+    case .invalidReason: emit(.answerClose(id, .invalidPayload, reason: "close reason is not UTF-8"))
     }
   }
 
   /// `peer` sent a close frame with `code` (if it had one): its library answers it; nothing more
   /// is queued for it.
-  public func peerSentClose(_ peer: Peer, code: UInt16?) {
+  public func peerSentClose(_ id: PeerID, code: UInt16?) {
+    guard let peer = directory.peers[id] else { return }
+    peerSentClose(peer, code: code)
+  }
+
+  private func peerSentClose(_ peer: Peer, code: UInt16?) {
     switch peer.lifecycle {
     case .open: peer.lifecycle = .peerClosed(code: code, serverClose: nil)
     case .closing(let ours, _): peer.lifecycle = .peerClosed(code: code, serverClose: ours)
@@ -54,8 +60,9 @@ extension RelayCore {
   }
 
   /// `peer`'s connection is gone: tell everyone who needs to know, and forget it.
-  public func closed(_ peer: Peer, at rt: Double) {
+  public func closed(_ id: PeerID, at rt: Double) {
     now = rt
+    guard let peer = directory.peers[id] else { return }
     let peerCode: UInt16?
     let counted: UInt16?
     switch peer.lifecycle {
@@ -72,7 +79,7 @@ extension RelayCore {
     }
     peer.lifecycle = .closed
     forgetTokenExpiry(peer)
-    if configuration.record, peer.role == .source { emit(.record(peer, .close(peerCode: peerCode, rt: rt))) }
+    if configuration.record, peer.role == .source { emit(.record(peer.id, .close(peerCode: peerCode, rt: rt))) }
     counters.close(counted)
     let session = peer.session
     switch peer.role {
@@ -113,10 +120,9 @@ extension RelayCore {
         "dropped": "\(peer.queue.totalDropped)", "peerClose": "\(peerCode.map(String.init) ?? "none")",
       ])
     peer.source = nil
-    peer.handle = nil
     directory.remove(peer)
     directory.forgetIfEmpty(session)
-    if stopping && peers.isEmpty { finish() }
+    if stopping && directory.peers.isEmpty { finish() }
   }
 
   // MARK: - Shutdown
@@ -127,11 +133,11 @@ extension RelayCore {
     now = rt
     guard !stopping else { return }
     shutdown = .stopping
-    log(.info, "shutting down", ["connections": "\(peers.count)"])
+    log(.info, "shutting down", ["connections": "\(peerCount)"])
     for peer in directory.peersInAdmissionOrder {
       close(peer, .goingAway, "server shutting down", drain: true)
     }
-    if peers.isEmpty {
+    if directory.peers.isEmpty {
       finish()
     } else {
       timers.set(.drainEnds, rt + configuration.drainTimeout * 1000)
@@ -141,9 +147,9 @@ extension RelayCore {
   /// At the drain deadline, anything still open is cut; the driver stops right after.
   func drainDeadlinePassed() {
     timers.set(.drainEnds, nil)
-    if !peers.isEmpty {
-      log(.warning, "drain deadline passed, cutting connections", ["open": "\(peers.count)"])
-      for peer in directory.peersInAdmissionOrder { emit(.kill(peer)) }
+    if !directory.peers.isEmpty {
+      log(.warning, "drain deadline passed, cutting connections", ["open": "\(peerCount)"])
+      for peer in directory.peersInAdmissionOrder { emit(.kill(peer.id)) }
     }
     finish()
   }

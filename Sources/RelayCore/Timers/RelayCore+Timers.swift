@@ -73,11 +73,11 @@ extension RelayCore {
   }
 
   /// `source`'s engine deadline `deadline` (device ms) fell due at server time `rt`: the events
-  /// it causes carry the deadline as their device time. Replay calls it with recorded times.
-  public func timerFired(_ source: Peer, deadline: Double, at rt: Double) {
+  /// it causes carry the deadline as their device time.
+  private func timerFired(_ source: Peer, deadline: Double, at rt: Double) {
     now = rt
     guard let state = source.source else { return }
-    if configuration.record { emit(.record(source, .timer(deadline: deadline, rt: rt))) }
+    if configuration.record { emit(.record(source.id, .timer(deadline: deadline, rt: rt))) }
     let out = state.engine.advance(to: deadline)
     deliver(out, from: source, origin: state.origin(t: deadline, rt: rt))
     arm(source, state)

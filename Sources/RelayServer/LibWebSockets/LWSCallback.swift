@@ -73,9 +73,8 @@ private func serve(
       wallClock: WallClock.nowSeconds(), at: driver.now())
     let link = LWSPeer(wsi: wsi, peer: peer, batchesWrites: driver.config.writeBatchBytes > 0 && !deflate)
     // The wsi holds the driver's peer until LWS_CALLBACK_CLOSED.
-    let handle = Unmanaged.passRetained(link).toOpaque()
-    lws_set_opaque_user_data(wsi, handle)
-    peer.transport = handle
+    lws_set_opaque_user_data(wsi, Unmanaged.passRetained(link).toOpaque())
+    driver.links.add(link)
     return 0
 
   case LWS_CALLBACK_RECEIVE:
@@ -90,6 +89,7 @@ private func serve(
   case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
     guard let link = LWSPeer.of(wsi) else { return 0 }
     let payload = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len)
+    link.peerClosed = true
     core.peerSentClose(link.peer, payload: payload)
     // lws needs the answer before this returns: an `.answerClose` is carried out here.
     driver.performActions()
@@ -103,6 +103,7 @@ private func serve(
     if let raw = lws_get_opaque_user_data(wsi) {
       let link = Unmanaged<LWSPeer>.fromOpaque(raw).takeRetainedValue()
       lws_set_opaque_user_data(wsi, nil)
+      driver.links.remove(link.peer)
       core.closed(link.peer, at: driver.now())
     }
     return 0
@@ -123,8 +124,8 @@ private func serve(
 /// while lws is inflating a permessage-deflate message it does not act on RECEIVE's -1.
 private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutableRawPointer?, _ len: Int) {
   let peer = link.peer
-  // Once a close is decided, the rest of what the peer sends is ignored.
-  guard peer.isOpen else { return }
+  // Once a close is decided, the rest of what the peer sends is ignored (by the core too).
+  guard !link.closing, !link.peerClosed else { return }
   let wsi = link.wsi
   if lws_frame_is_binary(wsi) != 0 {
     link.rx = []

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import RelayCore
+import TouchProtocol
 
 /// Writing: a peer's pending messages leave in one `lws_write` where possible.
 extension LWSDriver {
@@ -9,8 +10,8 @@ extension LWSDriver {
   /// peer the core said has output, when the callback that queued it ends, and by
   /// `flushWrites`.
   func write(_ link: LWSPeer) {
-    guard link.write == .idle, link.peer.isWritable else { return }
-    guard link.batchesWrites, link.peer.closeToSend == nil else { return requestWrite(link) }
+    guard link.write == .idle, !link.peerClosed else { return }
+    guard link.batchesWrites, !link.closing else { return requestWrite(link) }
     while lws_partial_buffered(link.wsi) == 0 {
       switch writeBatch(link) {
       case .failed:
@@ -19,10 +20,15 @@ extension LWSDriver {
         return
       case .nothing:
         return
-      case .wrote:
+      case .close:
+        // A close goes out from the writable callback (lws_close_reason, then -1).
+        break
+      case .wrote(let more):
         // More than one batch was pending: the next, unless the socket is full.
-        guard link.peer.hasPendingOutput else { return }
+        guard more else { return }
+        continue
       }
+      break
     }
     link.write = .awaitingWritable
     lws_callback_on_writable(link.wsi)
@@ -33,8 +39,8 @@ extension LWSDriver {
   /// calls and an event per delivery (ARCHITECTURE.md, "Written when the callback ends").
   /// Deflate peers and closes still go through the writable callback.
   func requestWrite(_ link: LWSPeer) {
-    guard link.write != .awaitingWritable, !link.peer.isClosed else { return }
-    if link.batchesWrites, link.peer.closeToSend == nil {
+    guard link.write != .awaitingWritable, !link.peerClosed else { return }
+    if link.batchesWrites, !link.closing {
       if link.write == .idle {
         link.write = .queuedForFlush
         toFlush.append(link)
@@ -72,30 +78,35 @@ extension LWSDriver {
   func writable(_ link: LWSPeer) -> Int32 {
     link.write = .idle
     link.inFlight = nil
-    let peer = link.peer
-    var wrote = false
+    let more: Bool
     if link.batchesWrites {
       switch writeBatch(link) {
       case .failed: return -1
-      case .wrote: wrote = true
-      case .nothing: break
+      case .wrote(let m): more = m
+      case .close(let code, let reason): return close(link, code, reason)
+      case .nothing: return 0
       }
-    } else if let m = core.nextMessage(for: peer) {
-      if writeAlone(m, link) < 0 { return -1 }
-      link.inFlight = m
-      if config.metrics { recordLatency(nowNanoseconds() - m.createdAt) }
-      wrote = true
+    } else {
+      switch core.nextWrite(for: link.peer) {
+      case .message(let m, let rest):
+        if writeAlone(m, link) < 0 { return -1 }
+        link.inFlight = m
+        if config.metrics { recordLatency(nowNanoseconds() - m.createdAt) }
+        more = rest
+      case .close(let code, let reason): return close(link, code, reason)
+      case .nothing: return 0
+      }
     }
-    if wrote {
-      if peer.hasPendingOutput || peer.closeToSend != nil { requestWrite(link) }
-      return 0
-    }
-    if let (code, reason) = peer.closeToSend {
-      var bytes = Array(reason.utf8.prefix(123))
-      lws_close_reason(link.wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
-      return -1
-    }
+    if more { requestWrite(link) }
     return 0
+  }
+
+  /// The close the core decided on, from the writable callback: lws sends it with this code
+  /// and reason when the callback returns -1.
+  private func close(_ link: LWSPeer, _ code: CloseCode, _ reason: String) -> Int32 {
+    var bytes = Array(reason.utf8.prefix(123))
+    lws_close_reason(link.wsi, lws_close_status(UInt32(code.rawValue)), &bytes, bytes.count)
+    return -1
   }
 
   /// One observation of the delivery latency. The histogram is borrowed, not retained and
@@ -105,7 +116,14 @@ extension LWSDriver {
     Unmanaged.passUnretained(metrics.deliveryLatency)._withUnsafeGuaranteedRef { $0.record(nanoseconds: nanoseconds) }
   }
 
-  enum BatchWrite { case nothing, wrote, failed }
+  enum BatchWrite {
+    case nothing
+    /// `more`: something (another batch, or the close) is left to write.
+    case wrote(more: Bool)
+    case failed
+    /// Nothing was left but the close: it goes out from the writable callback.
+    case close(CloseCode, reason: String)
+  }
 
   /// One message as one WebSocket frame from its own buffer: lws writes the header into the
   /// LWS_PRE bytes in front of the payload (and compresses it, for a deflate peer).
@@ -120,27 +138,49 @@ extension LWSDriver {
   /// buffer, which has LWS_PRE in front for lws to put the frame header in (the same bytes for
   /// every observer of a fan-out), as the deflate path does: no copy into the batch.
   private func writeBatch(_ link: LWSPeer) -> BatchWrite {
-    guard let first = core.nextMessage(for: link.peer) else { return .nothing }
-    if !link.peer.hasPendingOutput, first.headroom >= headroom {
-      if writeAlone(first, link) < 0 { return .failed }
-      if config.metrics { recordLatency(nowNanoseconds() - first.createdAt) }
+    let message: OutgoingMessage
+    var more: Bool
+    switch core.nextWrite(for: link.peer) {
+    case .nothing: return .nothing
+    case .close(let code, let reason):
+      link.closing = true
+      return .close(code, reason: reason)
+    case .message(let m, let rest):
+      message = m
+      more = rest
+    }
+    if !more, message.headroom >= headroom {
+      if writeAlone(message, link) < 0 { return .failed }
+      if config.metrics { recordLatency(nowNanoseconds() - message.createdAt) }
       // lws has sent the bytes or copied what the socket did not take: the buffer is free.
-      core.recycle(consume first)
-      return .wrote
+      core.recycle(consume message)
+      return .wrote(more: false)
     }
     batch.removeAll()
     defer { batchedSince.removeAllKeepingStorage() }
-    var next: OutgoingMessage? = consume first
+    var next: OutgoingMessage? = consume message
     while let m = next {
       m.withPayload { batch.appendText($0, binary: m.isBinary) }
       batchedSince.append(m.createdAt)
-      next = batch.byteCount < config.writeBatchBytes ? core.nextMessage(for: link.peer) : nil
+      next = nil
+      if more, batch.byteCount < config.writeBatchBytes {
+        switch core.nextWrite(for: link.peer) {
+        case .message(let n, let rest):
+          next = n
+          more = rest
+        case .close:
+          // Sent after this batch, from the writable callback.
+          link.closing = true
+        case .nothing:
+          more = false
+        }
+      }
       // Copied into the batch: its buffer is free.
       core.recycle(consume m)
     }
     // LWS_WRITE_HTTP: lws sends the bytes as they are; they are whole frames already.
     if lws_write(link.wsi, batch.frames, batch.byteCount, LWS_WRITE_HTTP) < 0 { return .failed }
-    guard config.metrics else { return .wrote }
+    guard config.metrics else { return .wrote(more: more) }
     let now = nowNanoseconds()
     // A frame's `touches` and the gestures it completed share their cause (`createdAt`) and
     // this write: they are one delivery for the latency histogram, not one per message.
@@ -149,6 +189,6 @@ extension LWSDriver {
       recordLatency(now - since)
       cause = since
     }
-    return .wrote
+    return .wrote(more: more)
   }
 }

@@ -24,6 +24,8 @@ final class LWSDriver {
   /// and the list being flushed (both reused).
   var toFlush: [LWSPeer] = []
   var flushing: [LWSPeer] = []
+  /// The open connections by the core's `PeerID`.
+  var links = PeerLinks()
   var context: OpaquePointer?
   weak var server: RelayServer?
   /// Set once the core has finished shutting down; the service loop then exits.
@@ -31,7 +33,7 @@ final class LWSDriver {
   /// Wakes the service loop out of an event library's run call when `finished` is set.
   var onFinished: (() -> Void)?
   /// `--record`: each recording source's file.
-  private var recorders: [ObjectIdentifier: SourceRecorder] = [:]
+  private var recorders: [PeerID: SourceRecorder] = [:]
   /// The wake-up the core asked for (`RelayAction.wake`), and the server time it is for.
   private(set) var wakeTimer: RelayTimer!
   private var wakeAt: Double?
@@ -174,13 +176,9 @@ final class LWSDriver {
       // Only when there are any: handing over `perform` retained the driver for the call.
       if core.hasActions { core.drainActions(perform) }
       core.drainOutputs { peer in
-        // The wsi holds the driver's peer: no reference counting here.
-        guard let handle = peer.transport else {
-          // Peers without a connection: TUIO out's observers, TUIO senders' sources.
-          if tuioOut?.drain(peer, self) != true { tuio?.drain(peer, self) }
-          return
-        }
-        Unmanaged<LWSPeer>.fromOpaque(handle)._withUnsafeGuaranteedRef { write($0) }
+        guard with(peer, write) == nil else { return }
+        // Peers without a connection: TUIO out's observers, TUIO senders' sources.
+        if tuioOut?.drain(peer, self) != true { tuio?.drain(peer, self) }
       }
       flushWrites()
     } while core.hasPendingActions || core.timersUnsettled
@@ -189,11 +187,11 @@ final class LWSDriver {
   private func perform(_ action: RelayAction) {
     switch action {
     case .pauseReading(let peer):
-      if let link = LWSPeer.of(peer) { lws_rx_flow_control(link.wsi, 0) }
+      with(peer) { _ = lws_rx_flow_control($0.wsi, 0) }
     case .resumeReading(let peer):
-      if let link = LWSPeer.of(peer) { lws_rx_flow_control(link.wsi, 1) }
+      with(peer) { _ = lws_rx_flow_control($0.wsi, 1) }
     case .kill(let peer):
-      if let link = LWSPeer.of(peer) { lws_set_timeout(link.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
+      with(peer) { lws_set_timeout($0.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
     case .wake(let at):
       wakeAt = at
       if let context { wakeTimer.schedule(context, afterMilliseconds: at - core.now) }
@@ -215,10 +213,20 @@ final class LWSDriver {
       u.answer = response.send(on: u.wsi) ? 1 : -1
       upgrade = u
     case .answerClose(let peer, let code, let reason):
-      guard let link = LWSPeer.of(peer) else { return }
-      sendClose(on: link.wsi, code, reason)
-      link.answeredClose = true
+      with(peer) { link in
+        sendClose(on: link.wsi, code, reason)
+        link.answeredClose = true
+      }
     }
+  }
+
+  /// Runs `body` with the connection of `peer`, if it has one; `body`'s result, or nil. The
+  /// wsi holds the connection: no reference counting here (a retain and a release per
+  /// delivery otherwise), and the table is not accessed while `body` runs (it may close one).
+  @inline(__always) @discardableResult
+  func with<T>(_ peer: PeerID, _ body: (LWSPeer) -> T) -> T? {
+    guard let link = links[peer] else { return nil }
+    return link._withUnsafeGuaranteedRef(body)
   }
 
   private func finish() {
@@ -230,8 +238,7 @@ final class LWSDriver {
     if let context { lws_cancel_service(context) }
   }
 
-  private func record(_ entry: RecordEntry, of peer: Peer) {
-    let key = ObjectIdentifier(peer)
+  private func record(_ entry: RecordEntry, of key: PeerID) {
     switch entry {
     case .opened(let session, let serial, let rt):
       guard let dir = config.recordDirectory else { return }

@@ -3,12 +3,13 @@ import RelayCore
 import TouchProtocol
 
 /// The driver's side of one WebSocket: its wsi, what is owed to lws for writing, and the
-/// message being reassembled from fragments. The core's `Peer` points here through
-/// `transport`; the wsi's opaque user data holds the reference from LWS_CALLBACK_ESTABLISHED
+/// message being reassembled from fragments. The driver finds it by the core's `PeerID`
+/// (`PeerLinks`); the wsi's opaque user data holds the reference from LWS_CALLBACK_ESTABLISHED
 /// to LWS_CALLBACK_CLOSED.
 final class LWSPeer {
   let wsi: OpaquePointer
-  let peer: Peer
+  /// The core's name for this connection's peer.
+  let peer: PeerID
   /// Pending messages leave together, one send per write (see `FrameBatch`); false when
   /// permessage-deflate may be in use, where lws must frame each message itself.
   let batchesWrites: Bool
@@ -22,16 +23,17 @@ final class LWSPeer {
   var utf8 = UTF8Validator()
   /// Its close frame was answered with our own close (`.answerClose`): the callback hangs up.
   var answeredClose = false
+  /// It sent a close frame (LWS_CALLBACK_WS_PEER_INITIATED_CLOSE): lws answers it, and nothing
+  /// more is written.
+  var peerClosed = false
+  /// `nextWrite` gave its close: what is left goes out from the writable callback, which ends
+  /// with the close.
+  var closing = false
 
-  init(wsi: OpaquePointer, peer: Peer, batchesWrites: Bool) {
+  init(wsi: OpaquePointer, peer: PeerID, batchesWrites: Bool) {
     self.wsi = wsi
     self.peer = peer
     self.batchesWrites = batchesWrites
-  }
-
-  /// The driver's peer behind a core peer, while its connection is open.
-  static func of(_ peer: Peer) -> LWSPeer? {
-    peer.transport.map { Unmanaged<LWSPeer>.fromOpaque($0).takeUnretainedValue() }
   }
 
   /// The driver's peer of a wsi, from its opaque user data.

@@ -46,7 +46,7 @@ public enum RecordingReplay {
     let core = RelayCore(configuration: config, at: start)
     let observer = core.open(
       .observer(session: session, filter: ObserverFilter(raw: raw)), address: "replay", at: start)
-    _ = core.nextMessage(for: observer)  // its welcome
+    _ = core.nextWrite(for: observer)  // its welcome
     let source = core.open(.source(session: session), address: "replay", at: start)
     // One recording is one connection: at most one join, whose id the replay gives the source.
     core.fixedSourceID = records.lazy.compactMap { $0.record["joined"]?.stringValue }.first
@@ -65,8 +65,10 @@ public enum RecordingReplay {
       if let message = record["in"]?.stringValue {
         let bytes = Array(message.utf8)
         bytes.withUnsafeBytes { core.receive($0, from: source, at: rt) }
-      } else if let deadline = record["timer"]?.doubleValue {
-        core.timerFired(source, deadline: deadline, at: rt)
+      } else if record["timer"]?.doubleValue != nil {
+        // The source's engine deadline fired here: the same frames armed it at the same
+        // time in this core, so time reaching `rt` fires it, as it did in the server.
+        core.advance(to: rt)
       } else if record["close"] != nil {
         core.peerSentClose(source, code: record["close"]?.intValue.flatMap { UInt16(exactly: $0) })
         core.closed(source, at: rt)
@@ -78,7 +80,7 @@ public enum RecordingReplay {
       // The observer is read right below; the list of peers with output is let go each step,
       // or it would grow by one entry per recorded message.
       core.drainOutputs { _ in }
-      while let m = core.nextMessage(for: observer) { out.append(m.text) }
+      while case .message(let m, _) = core.nextWrite(for: observer) { out.append(m.text) }
     }
     return out
   }

@@ -14,7 +14,7 @@ final class TUIOListener: RawSocketOwner {
   private let session: String
   private(set) var input: TUIOInput
   /// The core's peer of each sender (`TUIOInput`'s key).
-  private var peers: [String: Peer] = [:]
+  private var peers: [String: PeerID] = [:]
   private var events: [TUIOEvent] = []
   /// One datagram at a time: UDP's largest payload.
   private var buffer = [UInt8](repeating: 0, count: 65536)
@@ -88,13 +88,14 @@ final class TUIOListener: RawSocketOwner {
           input.forget(key)
           continue
         }
-        let peer = core.open(.source(session: session), address: "tuio:\(key)", transport: nil, at: rt)
+        let peer = core.open(.source(session: session), address: "tuio:\(key)", at: rt)
         peers[key] = peer
         core.receive(decoded: .hello(hello), from: peer, at: rt)
       case .updated(let key, let hello):
         if let peer = peers[key] { core.receive(decoded: .hello(hello), from: peer, at: rt) }
       case .frame(let key, let frame):
-        guard let peer = peers[key], peer.isOpen else { continue }
+        // The core ignores it once the peer is being closed.
+        guard let peer = peers[key] else { continue }
         core.receive(decoded: .frame(frame), from: peer, at: rt)
       case .left(let key):
         guard let peer = peers.removeValue(forKey: key) else { continue }
@@ -107,10 +108,11 @@ final class TUIOListener: RawSocketOwner {
 
   /// A TUIO source has output (its welcome, errors) or its close from the core: there is no
   /// connection to write to, so it is taken and let go; a close ends the peer.
-  func drain(_ peer: Peer, _ driver: LWSDriver) {
-    while driver.core.nextMessage(for: peer) != nil {}
-    guard peer.closeToSend != nil else { return }
-    if let key = peers.first(where: { $0.value === peer })?.key {
+  func drain(_ peer: PeerID, _ driver: LWSDriver) {
+    var write = driver.core.nextWrite(for: peer)
+    while case .message = write { write = driver.core.nextWrite(for: peer) }
+    guard case .close = write else { return }
+    if let key = peers.first(where: { $0.value == peer })?.key {
       peers[key] = nil
       input.forget(key)
     }

@@ -23,7 +23,7 @@ final class TUIOOutput {
     let description: String
   }
 
-  private var destinations: [ObjectIdentifier: Destination] = [:]
+  private var destinations: [PeerID: Destination] = [:]
   private let planned: [Destination]
   private var fd4: Int32 = -1
   private var fd6: Int32 = -1
@@ -75,27 +75,33 @@ final class TUIOOutput {
     filter.format = .tuio
     for d in planned {
       let peer = core.open(
-        .observer(session: d.session, filter: filter), address: "tuio-out:\(d.host):\(d.port)", transport: nil, at: rt)
-      destinations[ObjectIdentifier(peer)] = d
+        .observer(session: d.session, filter: filter), address: "tuio-out:\(d.host):\(d.port)", at: rt)
+      destinations[peer] = d
     }
   }
 
   /// Whether `peer` is one of ours; if so, sends what it has queued (and ends it if closed).
-  func drain(_ peer: Peer, _ driver: LWSDriver) -> Bool {
-    guard var d = destinations[ObjectIdentifier(peer)] else { return false }
+  func drain(_ peer: PeerID, _ driver: LWSDriver) -> Bool {
+    guard var d = destinations[peer] else { return false }
     let fd = Int32(d.address.ss_family) == AF_INET6 ? fd6 : fd4
-    while let m = driver.core.nextMessage(for: peer) {
-      guard m.isBinary else { continue }
-      let n = m.withPayload { p in
-        withUnsafePointer(to: &d.address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, p.baseAddress, p.count, 0, $0, d.length) }
+    while true {
+      switch driver.core.nextWrite(for: peer) {
+      case .message(let m, _):
+        guard m.isBinary else { continue }
+        let n = m.withPayload { p in
+          withUnsafePointer(to: &d.address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, p.baseAddress, p.count, 0, $0, d.length) }
+          }
         }
+        if n < 0 { failed += 1 } else { sent += 1 }
+        continue
+      case .close:
+        destinations[peer] = nil
+        driver.core.closed(peer, at: driver.now())
+      case .nothing:
+        break
       }
-      if n < 0 { failed += 1 } else { sent += 1 }
-    }
-    if peer.closeToSend != nil {
-      destinations[ObjectIdentifier(peer)] = nil
-      driver.core.closed(peer, at: driver.now())
+      break
     }
     return true
   }

@@ -117,8 +117,8 @@ let hello = Array(#"{"type":"hello","device":{"name":"phone","width":400,"height
 final class Node {
   let core: RelayCore
   private(set) var now: Double
-  private(set) var observers: [Peer] = []
-  private(set) var sources: [Peer] = []
+  private(set) var observers: [PeerID] = []
+  private(set) var sources: [PeerID] = []
   /// Notices the core asked to publish since the last `takeNotices`.
   private var notices: [[UInt8]] = []
 
@@ -192,7 +192,7 @@ final class Node {
   }
 
   /// Carries out the core's actions and takes every observer's output, checking each message.
-  func settle(welcomeOf newcomer: Peer? = nil) {
+  func settle(welcomeOf newcomer: PeerID? = nil) {
     core.drainActions { action in
       switch action {
       case .busSubscribe(let node): core.busSubscribed(node: node, at: now)
@@ -202,8 +202,8 @@ final class Node {
     }
     core.drainOutputs { _ in }
     for peer in observers {
-      var first = peer === newcomer
-      while let m = core.nextMessage(for: peer) {
+      var first = peer == newcomer
+      while case .message(let m, _) = core.nextWrite(for: peer) {
         guard !m.isBinary else { continue }
         m.withPayload { p in
           check(UTF8Validator.isValid(p), "a message to an observer that is not UTF-8: \(m.text)")
@@ -245,7 +245,7 @@ final class Recording {
   let a = Node("A", epoch: 1, at: 1000)
   let b = Node.target(at: 1000)
   private(set) var program: [UInt8] = []
-  var sourceA: Peer?
+  var sourceA: PeerID?
 
   init() {
     a.core.busConnected(at: 1000)
