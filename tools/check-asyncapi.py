@@ -23,6 +23,8 @@ Needs python3-yaml and python3-jsonschema (Debian); no network.
 - Every example protocol/examples/<client|server>-<type>[-variant].json matches exactly one
   message of the document (its payload schema, with the draft 2020-12 validator), that message
   is named <type>, and it is one the server receives (client-*) or sends (server-*). Every
+  example written in the document (a message's `examples[].payload`) is valid against that
+  message's payload schema, which AsyncAPI's own JSON Schema does not check. Every
   example of protocol/examples/invalid/ that is JSON matches no message the server receives,
   but those refused for a rule no schema expresses (duplicate_touch_id).
 
@@ -287,6 +289,15 @@ def main(argv):
             continue
         referred.add(target.name)
         messages[where] = (message.get("name", mname), Draft202012Validator(schema))
+    for mname, message in components.items():
+        validator = messages[f"#/components/messages/{mname}"][1]
+        for i, example in enumerate((deref(message) or {}).get("examples") or []):
+            if validator is None or "payload" not in example:
+                continue
+            errors = sorted(validator.iter_errors(example["payload"]), key=lambda e: list(e.path))
+            check.report(not errors, f"message {mname} example {example.get('name', i)}",
+                         "valid against its payload schema" if not errors
+                         else f"{'/'.join(map(str, errors[0].path)) or '(message)'}: {errors[0].message}")
     for path in sorted(SCHEMAS.glob("*.schema.json")):
         check.report(path.name in referred, path.relative_to(ROOT),
                      "is a message's payload" if path.name in referred else "no message of the document refers to it")

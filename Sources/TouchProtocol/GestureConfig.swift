@@ -1,6 +1,9 @@
 /// Per-source recognizer settings sent in `hello.config`. Every field is optional;
 /// a missing one keeps the engine's default (documented in protocol/README.md).
 public struct GestureConfig: Sendable, Equatable, Codable {
+  /// A platform's thresholds (`GesturePreset`'s names), laid under the members given beside it:
+  /// those override it, and without it nothing changes.
+  public var preset: String?
   /// "deferred" (default: a single tap waits for the double tap to fail) or "immediate".
   public var tapMode: String?
   public var tapMaxDuration: Double?

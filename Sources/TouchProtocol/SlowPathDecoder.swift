@@ -120,6 +120,9 @@ enum HelloValidator {
           return ProtocolError(.badValue, "config.\(name) must be from 1 to 20")
         }
       }
+      if let preset = c.preset, GesturePreset(rawValue: preset) == nil {
+        return ProtocolError(.badValue, "config.preset must be \(GesturePreset.listed)")
+      }
       if let mode = c.tapMode, mode != "deferred", mode != "immediate" {
         return ProtocolError(.badValue, "config.tapMode must be \"deferred\" or \"immediate\"")
       }

@@ -53,6 +53,7 @@ import TouchRelayClient
       #"{"type":"frame","seq":2,"t":110,"touches":[{"id":1,"phase":"moved","x":1,"y":1},{"id":1,"phase":"moved","x":2,"y":2}]}"#
     ),
     ("bad_value", #"{"type":"hello","device":{"name":"x","width":-5,"height":10}}"#),
+    ("bad_value", #"{"type":"hello","device":{"name":"x","width":5,"height":10},"config":{"preset":"windows"}}"#),
     ("unknown_scene", #"{"type":"hello","device":{"name":"x","width":5,"height":10},"scene":"tetris"}"#),
     ("non_finite", #"{"type":"hello","device":{"name":"x","width":1e400,"height":10}}"#),
   ])

@@ -105,6 +105,13 @@ import Testing
         == Set(SwipeDirection.allCases.map(\.rawValue)))
   }
 
+  @Test func presetsMatchSchema() throws {
+    let hello = try ExampleFiles.schema("client-hello")
+    #expect(
+      JSONPath.strings(hello, "properties", "config", "properties", "preset", "enum").map(Set.init)
+        == Set(GesturePreset.allCases.map(\.rawValue)))
+  }
+
   @Test func touchPhasesAndLimitsMatchSchemas() throws {
     let frame = try ExampleFiles.schema("client-frame")
     #expect(

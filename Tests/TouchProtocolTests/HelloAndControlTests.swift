@@ -46,6 +46,23 @@ import Testing
         #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"pinchThreshold":-1}}"#, .badValue,
         "pinchThreshold"
       ),
+      // The message lists every valid preset; names are lowercase, as the wire spells them.
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"preset":"windows"}}"#, .badValue,
+        #"config.preset must be "ios", "android" or "flutter""#
+      ),
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"preset":"Android"}}"#, .badValue,
+        "config.preset"
+      ),
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"preset":""}}"#, .badValue,
+        "config.preset"
+      ),
+      (
+        #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"preset":7}}"#, .wrongType,
+        "config.preset"
+      ),
     ]
     for (text, expected, mention) in cases {
       guard case .failure(let e) = decoder.decode(text) else {
@@ -55,6 +72,27 @@ import Testing
       #expect(e.code == expected, "\(text): \(e)")
       #expect(e.message.contains(mention), "\(e.message) should mention \(mention)")
     }
+  }
+
+  @Test func presetDecodesBesideOtherMembers() throws {
+    let text =
+      #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"preset":"flutter","longPressDuration":700}}"#
+    guard case .hello(let h) = try decoder.decode(text).get() else {
+      Issue.record("not a hello")
+      return
+    }
+    #expect(h.config?.preset == "flutter")
+    #expect(h.config?.longPressDuration == 700)
+    for name in GesturePreset.allCases.map(\.rawValue) {
+      let one = #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"preset":"\#(name)"}}"#
+      #expect(throws: Never.self) { try decoder.decode(one).get() }
+    }
+    let none = #"{"type":"hello","device":{"name":"x","width":1,"height":1},"config":{"preset":null}}"#
+    guard case .hello(let n) = try decoder.decode(none).get() else {
+      Issue.record("not a hello")
+      return
+    }
+    #expect(n.config?.preset == nil)
   }
 
   @Test func controlDecodes() throws {
