@@ -1,7 +1,8 @@
 import TouchProtocol
 
 /// The thresholds one source's recognizers run with: `hello.config` laid over the engine
-/// defaults (and over the scene's own defaults, e.g. flatcube counts every tap at once).
+/// defaults (and over the scene's own defaults, e.g. flatcube counts every tap at once), its
+/// `preset` first and the members given beside it over that.
 struct GestureSettings: Sendable, Equatable {
   var tapMaxDuration = 300.0
   var tapMaxMovement = 10.0
@@ -29,6 +30,8 @@ struct GestureSettings: Sendable, Equatable {
   init(config c: GestureConfig?, defaultTapMaxCount: Int = 2) {
     tapMaxCount = defaultTapMaxCount
     guard let c else { return }
+    // The preset first, so that every member given beside it overrides it.
+    if let name = c.preset, let preset = GesturePreset(rawValue: name) { apply(PlatformThresholds(preset)) }
     deferredTaps = c.tapMode != "immediate"
     tapMaxDuration = c.tapMaxDuration ?? tapMaxDuration
     tapMaxMovement = c.tapMaxMovement ?? tapMaxMovement
@@ -51,5 +54,17 @@ struct GestureSettings: Sendable, Equatable {
       // Unknown names are ignored so a newer client still works with an older server.
       enabled = GestureKinds(names.compactMap(GestureKind.init(rawValue:)))
     }
+  }
+
+  private mutating func apply(_ p: PlatformThresholds) {
+    tapMaxDuration = p.tapMaxDuration ?? tapMaxDuration
+    tapMaxMovement = p.tapMaxMovement ?? tapMaxMovement
+    multiTapInterval = p.multiTapInterval ?? multiTapInterval
+    multiTapDistance = p.multiTapDistance ?? multiTapDistance
+    longPressDuration = p.longPressDuration ?? longPressDuration
+    longPressMaxMovement = p.longPressMaxMovement ?? longPressMaxMovement
+    panThreshold = p.panThreshold ?? panThreshold
+    swipeMinDistance = p.swipeMinDistance ?? swipeMinDistance
+    swipeMinVelocity = p.swipeMinVelocity ?? swipeMinVelocity
   }
 }
