@@ -1077,6 +1077,98 @@ vector("hello_update",
        errors=[{"code": "unknown_scene"}])
 
 
+# ---------------------------------------------------------------- platform presets
+# config.preset (gestures.md, "Platform presets"): android's long press begins after
+# DEFAULT_LONG_PRESS_TIMEOUT (400 ms), ios's after minimumPressDuration (500 ms), flutter's
+# after kLongPressTimeout (500 ms), where a 450 ms press is still a tap.
+
+
+def hold(s, t0, t1, x, y):
+    """One finger down at t0, a stationary frame every 100 ms, lifted at t1."""
+    s.frame(t0, {1: ("began", x, y)})
+    for t in range(t0 + 100, t1, 100):
+        s.frame(t, {})
+    s.frame(t1, {1: ("ended", x, y)})
+
+
+s = Script()
+s.frame(0, {1: ("began", 200, 200)})
+for t in (100, 200, 300):
+    s.frame(t, {})
+s.advance(399)
+s.advance(400)
+s.frame(450, {1: ("ended", 200, 200)})
+s.advance(1000)
+vector("preset_android_long_press",
+       "Under the android preset a hold becomes a long press after ViewConfiguration's "
+       "DEFAULT_LONG_PRESS_TIMEOUT, 400 ms: this 450 ms hold begins one at 400, the same hold "
+       "that is no gesture at all under the ios preset (preset_ios_long_press) and the defaults.",
+       s, [ev("longpress", "began", 400, x=200, y=200, touches=1),
+           ev("longpress", "ended", 450, x=200, y=200)],
+       hello=hello(config={"preset": "android"}))
+
+s = Script()
+hold(s, 0, 450, 200, 200)
+s.advance(1000)
+s.frame(1000, {1: ("began", 200, 200)})
+for t in (1100, 1200, 1300, 1400):
+    s.frame(t, {})
+s.advance(1499)
+s.advance(1500)
+s.frame(1600, {1: ("ended", 200, 200)})
+s.advance(2500)
+vector("preset_ios_long_press",
+       "Under the ios preset the long press waits UILongPressGestureRecognizer's "
+       "minimumPressDuration, 0.5 s: a 450 ms hold (a long press under android) is nothing "
+       "(too long for a tap, too short for a long press); a hold from 1000 begins one at 1500.",
+       s, [ev("longpress", "began", 1500, x=200, y=200, touches=1),
+           ev("longpress", "ended", 1600, x=200, y=200)],
+       hello=hello(config={"preset": "ios"}))
+
+s = Script()
+hold(s, 0, 450, 100, 100)
+s.advance(749)
+s.advance(750)
+s.frame(1000, {1: ("began", 250, 250)})
+for t in (1100, 1200, 1300, 1400):
+    s.frame(t, {})
+s.advance(1499)
+s.advance(1500)
+s.frame(1600, {1: ("ended", 250, 250)})
+s.advance(2500)
+vector("preset_flutter_long_press",
+       "Under the flutter preset a press is a tap until kLongPressTimeout (500 ms), when the "
+       "long press wins: the 450 ms hold is a tap, reported when kDoubleTapTimeout (300 ms "
+       "after its lift) runs out; a hold from 1000 begins a long press at 1500.",
+       s, [tap(750, 100, 100),
+           ev("longpress", "began", 1500, x=250, y=250, touches=1),
+           ev("longpress", "ended", 1600, x=250, y=250)],
+       hello=hello(config={"preset": "flutter"}))
+
+s = Script()
+s.frame(0, {1: ("began", 100, 100)})
+s.frame(50, {1: ("moved", 109, 100)})
+s.frame(300, {1: ("ended", 109, 100)})
+s.advance(1000)
+s.frame(1000, {1: ("began", 200, 200)})
+for t in (1100, 1200, 1300, 1400, 1500):
+    s.frame(t, {})
+s.advance(1599)
+s.advance(1600)
+s.frame(1650, {1: ("ended", 200, 200)})
+s.advance(2500)
+vector("preset_member_overrides_preset",
+       "longPressDuration beside the android preset overrides it, and the rest of the preset "
+       "stays: a 9 pt drag is past android's 8 pt touch slop, so it pans (under the defaults, "
+       "300 ms within 10 pt, it would be a tap), and it stops 250 ms before the lift, so no "
+       "fling; a hold begins its long press at 600 ms (1600), not android's 400.",
+       s, [ev("pan", "began", 50, translation={"x": 9, "y": 0}),
+           ev("pan", "ended", 300, translation={"x": 9, "y": 0}),
+           ev("longpress", "began", 1600, x=200, y=200, touches=1),
+           ev("longpress", "ended", 1650, x=200, y=200)],
+       hello=hello(config={"preset": "android", "longPressDuration": 600}))
+
+
 # ---------------------------------------------------------------- write
 
 if __name__ == "__main__":
