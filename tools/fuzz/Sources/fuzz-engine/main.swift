@@ -99,6 +99,7 @@ struct Output {
 let decoder = MessageDecoder()
 let sceneChoices: [String?] = [nil, "flatcube", "zoom", "sketch", "tetris"]
 let recognizerNames = GestureKind.allCases.map(\.rawValue)
+let presetChoices: [String?] = [nil] + GesturePreset.allCases.map(\.rawValue) + ["windows"]
 
 /// A hello as JSON, built from bytes, so the decoder's checks (ranges, config) apply.
 func helloJSON(_ input: inout Input) -> [UInt8] {
@@ -140,8 +141,15 @@ func helloJSON(_ input: inout Input) -> [UInt8] {
     w.key("config")
     w.beginObject()
     if flags & 1 != 0 {
+      // One byte: its low bit the tap mode, the others a preset (none, each name, or a name
+      // the decoder refuses).
+      let b = input.u8()
       w.key("tapMode")
-      w.string(input.u8() % 2 == 0 ? "immediate" : "deferred")
+      w.string(b % 2 == 0 ? "immediate" : "deferred")
+      if let preset = presetChoices[Int(b >> 1) % presetChoices.count] {
+        w.key("preset")
+        w.string(preset)
+      }
     }
     if flags & 2 != 0 {
       w.key("maxFingers")
