@@ -1169,6 +1169,41 @@ vector("preset_member_overrides_preset",
        hello=hello(config={"preset": "android", "longPressDuration": 600}))
 
 
+s = Script()
+s.tap(0, 100, 100)
+s.tap(150, 190, 100)
+s.advance(600)
+s.tap(1000, 100, 300)
+s.tap(1150, 210, 300)
+s.advance(2000)
+vector("preset_android_double_tap_slop",
+       "Under the android preset two taps continue one sequence within DOUBLE_TAP_SLOP, 100 pt "
+       "(the defaults: 40): taps 90 pt apart are one double tap, reported at the second lift; "
+       "taps 110 pt apart are two single taps, the first reported when the far one lands.",
+       s, [tap(200, 190, 100, taps=2), tap(1150, 100, 300), tap(1500, 210, 300)],
+       hello=hello(config={"preset": "android"}))
+
+s = Script()
+s.frame(0, {1: ("began", 100, 400)})
+s.frame(100, {1: ("moved", 130, 400)})
+s.frame(200, {1: ("moved", 140, 400)})
+s.frame(300, {1: ("moved", 150, 400)})
+s.frame(400, {1: ("ended", 160, 400)})
+s.advance(1000)
+vector("preset_flutter_pan_slop_and_fling",
+       "Under the flutter preset a pan begins past kPanSlop, 36 pt (the defaults: 10): not at "
+       "30, at 40. The lift is a fling (a swipe) at kMinFlingVelocity, 50 pt/s, and "
+       "kTouchSlop, 18 pt: 10 pt over the last 100 ms is 100 pt/s, which the defaults' "
+       "0.3 pt/ms would refuse.",
+       s, [ev("pan", "began", 200, translation={"x": 40, "y": 0}),
+           ev("pan", "changed", 300, translation={"x": 50, "y": 0}),
+           ev("pan", "changed", 400, translation={"x": 60, "y": 0}),
+           ev("pan", "ended", 400, translation={"x": 60, "y": 0}),
+           ev("swipe", "recognized", 400, direction="right", x=160, y=400, touches=1,
+              translation={"x": 60, "y": 0}, velocity={"x": 100, "y": 0})],
+       hello=hello(config={"preset": "flutter"}))
+
+
 # ---------------------------------------------------------------- write
 
 if __name__ == "__main__":
