@@ -1083,21 +1083,20 @@ vector("hello_update",
 # after kLongPressTimeout (500 ms), where a 450 ms press is still a tap.
 
 
-def hold(s, t0, t1, x, y):
-    """One finger down at t0, a stationary frame every 100 ms, lifted at t1."""
+def hold(s, t0, t1, x, y, deadline=None):
+    """One finger down at t0, a stationary frame every 100 ms until the long-press deadline
+    (or the lift), the timer run just before and at that deadline, lifted at t1."""
     s.frame(t0, {1: ("began", x, y)})
-    for t in range(t0 + 100, t1, 100):
+    for t in range(t0 + 100, deadline or t1, 100):
         s.frame(t, {})
+    if deadline is not None:
+        s.advance(deadline - 1)
+        s.advance(deadline)
     s.frame(t1, {1: ("ended", x, y)})
 
 
 s = Script()
-s.frame(0, {1: ("began", 200, 200)})
-for t in (100, 200, 300):
-    s.frame(t, {})
-s.advance(399)
-s.advance(400)
-s.frame(450, {1: ("ended", 200, 200)})
+hold(s, 0, 450, 200, 200, deadline=400)
 s.advance(1000)
 vector("preset_android_long_press",
        "Under the android preset a hold becomes a long press after ViewConfiguration's "
@@ -1110,12 +1109,7 @@ vector("preset_android_long_press",
 s = Script()
 hold(s, 0, 450, 200, 200)
 s.advance(1000)
-s.frame(1000, {1: ("began", 200, 200)})
-for t in (1100, 1200, 1300, 1400):
-    s.frame(t, {})
-s.advance(1499)
-s.advance(1500)
-s.frame(1600, {1: ("ended", 200, 200)})
+hold(s, 1000, 1600, 200, 200, deadline=1500)
 s.advance(2500)
 vector("preset_ios_long_press",
        "Under the ios preset the long press waits UILongPressGestureRecognizer's "
@@ -1129,12 +1123,7 @@ s = Script()
 hold(s, 0, 450, 100, 100)
 s.advance(749)
 s.advance(750)
-s.frame(1000, {1: ("began", 250, 250)})
-for t in (1100, 1200, 1300, 1400):
-    s.frame(t, {})
-s.advance(1499)
-s.advance(1500)
-s.frame(1600, {1: ("ended", 250, 250)})
+hold(s, 1000, 1600, 250, 250, deadline=1500)
 s.advance(2500)
 vector("preset_flutter_long_press",
        "Under the flutter preset a press is a tap until kLongPressTimeout (500 ms), when the "
@@ -1150,12 +1139,7 @@ s.frame(0, {1: ("began", 100, 100)})
 s.frame(50, {1: ("moved", 109, 100)})
 s.frame(300, {1: ("ended", 109, 100)})
 s.advance(1000)
-s.frame(1000, {1: ("began", 200, 200)})
-for t in (1100, 1200, 1300, 1400, 1500):
-    s.frame(t, {})
-s.advance(1599)
-s.advance(1600)
-s.frame(1650, {1: ("ended", 200, 200)})
+hold(s, 1000, 1650, 200, 200, deadline=1600)
 s.advance(2500)
 vector("preset_member_overrides_preset",
        "longPressDuration beside the android preset overrides it, and the rest of the preset "
