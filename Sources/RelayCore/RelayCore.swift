@@ -331,15 +331,13 @@ public final class RelayCore {
     let target: Peer?
     if let id = c.source {
       target = candidates.first { $0.source?.info.id == id }
-      if target == nil, let r = remote.first(where: { $0.id == id }) {
-        node?.sendControl(c, to: r, in: peer.session, from: peer)
-        return
+      if target == nil, let node, let r = remote.first(where: { $0.id == id }) {
+        return sendRemoteControl(c, to: r, via: node, from: peer)
       }
     } else if candidates.count + remote.count == 1 {
       target = candidates.first
-      if target == nil, let r = remote.first {
-        node?.sendControl(c, to: r, in: peer.session, from: peer)
-        return
+      if target == nil, let node, let r = remote.first {
+        return sendRemoteControl(c, to: r, via: node, from: peer)
       }
     } else {
       target = nil
@@ -351,6 +349,16 @@ public final class RelayCore {
       return sendError(ProtocolError(.unknownSource, why), to: peer)
     }
     if let e = applyControl(c, to: target, state: state, rt: rt) { sendError(e, to: peer) }
+  }
+
+  /// A control for a source on another node goes over the bus; with the bus down it cannot,
+  /// and the observer is told rather than left waiting for a scene that never changes.
+  private func sendRemoteControl(_ c: Control, to source: RemoteSource, via node: ClusterNode, from peer: Peer) {
+    guard node.cluster.busUp else {
+      let why = "source '\(source.id.prefix(64))' is on another node, and this node's cluster bus is down"
+      return sendError(ProtocolError(.sourceUnreachable, why), to: peer)
+    }
+    node.sendControl(c, to: source, in: peer.session, from: peer)
   }
 
   /// Runs `c` on `source`'s scene; the error for whoever sent it, if it failed.

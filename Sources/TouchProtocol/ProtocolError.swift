@@ -29,6 +29,9 @@ public enum ErrorCode: String, Sendable, CaseIterable, Codable {
   case unknownScene = "unknown_scene"
   case unknownAction = "unknown_action"
   case unknownSource = "unknown_source"
+  /// An observer's `control` for a source on another cluster node while this node's bus is
+  /// down: it cannot be carried there now (nor safely later).
+  case sourceUnreachable = "source_unreachable"
   /// A source sent more frames per second than the limit; the excess is dropped.
   case rateLimited = "rate_limited"
 }

@@ -300,6 +300,34 @@ final class TwoNodes {
     #expect(Self.recognizeAny(nodes.b.take(obs)) == [true])
   }
 
+  /// With its bus down a node cannot carry a control to another node's source: the observer
+  /// is told at once, and the control is not sent once the bus is back either.
+  @Test func aControlForARemoteSourceWhileTheBusIsDownIsRefusedAtOnce() throws {
+    let nodes = TwoNodes()
+    nodes.connect(at: 0)
+    let (_, idA) = try nodes.a.source("u", hello: Self.flatcube, at: 1)
+    nodes.exchange(at: 1)
+    let (obs, _) = try nodes.b.observer("u", ObserverFilter(), at: 2)
+    nodes.b.core.busDisconnected(at: 3)
+    _ = nodes.b.takeLogMessages()
+    for text in [#"{"type":"control","recognizeAny":true}"#, #"{"type":"control","source":"\#(idA)","action":"reset"}"#] {
+      nodes.b.send(text, from: obs, at: 4)
+      let got = nodes.b.take(obs)
+      #expect(got.map { $0["code"]?.string } == ["source_unreachable"], "\(text): \(got)")
+      #expect(got.first?["message"]?.string?.contains(idA) == true)
+    }
+    nodes.b.core.busConnected(at: 5)
+    nodes.exchange(at: 5)
+    nodes.exchange(at: 6)
+    // The sync after the bus is back brings the scene as it is: the refused control did not
+    // reach it late.
+    #expect(!Self.recognizeAny(nodes.b.take(obs)).contains(true), "nothing was carried late")
+    nodes.b.send(#"{"type":"control","recognizeAny":true}"#, from: obs, at: 7)
+    nodes.exchange(at: 7)
+    nodes.exchange(at: 7)
+    #expect(Self.recognizeAny(nodes.b.take(obs)) == [true], "with the bus back, a control goes through")
+  }
+
   /// A control is a message to one node, not part of the session's numbered stream: carrying
   /// it (and its error back) is no gap, and the streams' next messages come without `dropped`.
   @Test func controlsAcrossTheBusAreNoGapInTheSessionsStreams() throws {
