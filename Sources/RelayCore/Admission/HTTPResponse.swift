@@ -27,6 +27,8 @@ public struct HTTPResponse: Sendable {
     case 401: return "Unauthorized"
     case 403: return "Forbidden"
     case 404: return "Not Found"
+    case 413: return "Content Too Large"
+    case 422: return "Unprocessable Content"
     case 503: return "Service Unavailable"
     default: return "Status"
     }

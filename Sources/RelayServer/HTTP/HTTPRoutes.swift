@@ -15,6 +15,7 @@ struct HTTPRoutes {
         status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: metrics.scrape(core))
     default:
       return RecordingDownload.respond(to: request, core: core, config: config)
+        ?? ReplayPage.respond(to: request, core: core, config: config)
         ?? WebPages(core: core, config: config).respond(to: request) ?? .notFound
     }
   }

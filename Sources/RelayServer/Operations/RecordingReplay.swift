@@ -13,6 +13,13 @@ public enum RecordingReplay {
 
   /// `raw` includes the `touches` mirror, as for an observer that connected with `?raw=1`.
   public static func replay(_ text: String, raw: Bool = true) throws -> [String] {
+    try observed(text, raw: raw).map(\.text)
+  }
+
+  /// The same messages, each with the server time (`rt`, ms) of the recorded step that sent
+  /// it: when an observer got it live, as far as the server could tell. The replay page
+  /// plays them on this clock.
+  public static func observed(_ text: String, raw: Bool = true) throws -> [(rt: Double, text: String)] {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
     guard let first = lines.first, let header = try? object(first),
       header["type"]?.stringValue == "recording"
@@ -50,7 +57,7 @@ public enum RecordingReplay {
     let source = core.open(.source(session: session), address: "replay", at: start)
     // One recording is one connection: at most one join, whose id the replay gives the source.
     core.fixedSourceID = records.lazy.compactMap { $0.record["joined"]?.stringValue }.first
-    var out: [String] = []
+    var out: [(rt: Double, text: String)] = []
     var lastRT = start
     // The peers and their session hold each other until closed (as in the server); closing
     // them once the output is taken lets the replay's core go.
@@ -80,7 +87,7 @@ public enum RecordingReplay {
       // The observer is read right below; the list of peers with output is let go each step,
       // or it would grow by one entry per recorded message.
       core.drainOutputs { _ in }
-      while case .message(let m, _) = core.nextWrite(for: observer) { out.append(m.text) }
+      while case .message(let m, _) = core.nextWrite(for: observer) { out.append((rt, m.text)) }
     }
     return out
   }
