@@ -1,6 +1,6 @@
 "use strict";
-// Shared by the pad and the watch page: URLs, gesture labels, scene drawing (connections are
-// /sdk/touchrelay.js's).
+// Shared by the pad, the watch and the replay page: URLs, gesture labels, scene drawing, full
+// screen and wake lock (connections are /sdk/touchrelay.js's).
 // Plain JavaScript for current Chromium, Safari (iOS) and Firefox; no framework, no network
 // requests other than to this server.
 const TR = (function () {
@@ -195,8 +195,57 @@ const TR = (function () {
     };
   }
 
+  /** Full screen on and off: `button`'s click and the `f` key. */
+  function fullScreenToggle(button) {
+    function toggle() {
+      const el = document.documentElement;
+      const current = document.fullscreenElement || document.webkitFullscreenElement;
+      try {
+        if (current) {
+          const exit = document.exitFullscreen || document.webkitExitFullscreen;
+          const p = exit && exit.call(document);
+          if (p && p.catch) p.catch(() => {});
+        } else {
+          const enter = el.requestFullscreen || el.webkitRequestFullscreen;
+          const p = enter && enter.call(el);
+          if (p && p.catch) p.catch(() => {});
+        }
+      } catch (_) { /* full screen refused: the page stays as it is */ }
+    }
+    button.addEventListener("click", () => {
+      toggle();
+      button.blur(); // the space bar is the replay page's play key, not this button's
+    });
+    window.addEventListener("keydown", (e) => {
+      if ((e.key === "f" || e.key === "F") && !e.ctrlKey && !e.metaKey && !e.altKey) toggle();
+    });
+  }
+
+  /**
+   * Keeps the screen awake where the browser offers the Screen Wake Lock API, asking again
+   * when the page is shown again or touched (a browser may want a user gesture first).
+   * Returns a function that tells whether the lock is held.
+   */
+  function keepAwake() {
+    let lock = null;
+    function ask() {
+      if (!("wakeLock" in navigator) || document.visibilityState !== "visible" || lock) return;
+      navigator.wakeLock.request("screen").then(
+        (l) => {
+          lock = l;
+          l.addEventListener("release", () => { lock = null; });
+        },
+        () => {}); // refused (no user gesture yet, a policy): the screen may sleep
+    }
+    document.addEventListener("visibilitychange", ask);
+    window.addEventListener("pointerdown", ask);
+    window.addEventListener("keydown", ask);
+    ask();
+    return () => lock !== null;
+  }
+
   return {
     sessionPattern, session, param, wsURL, describe, gestureColors, fingerColor, defaultRegions,
-    drawScene, fitCanvas, stateBadge,
+    drawScene, fitCanvas, stateBadge, fullScreenToggle, keepAwake,
   };
 })();

@@ -210,8 +210,8 @@ import { Wall } from "/static/wall.js";
 
   // MARK: recordings
 
-  // With --record on, each source connection of the session is a file: offer them for
-  // download. A server without it says so in its list (`recording: false`, a 200): nothing
+  // With --record on, each source connection of the session is a file: offer each to play
+  // back (/replay/...) and to download. A server without it says so in its list (`recording: false`, a 200): nothing
   // shown, and nothing asked again.
   const recordingsEl = document.getElementById("recordings");
   let serverRecords = true;
@@ -227,13 +227,19 @@ import { Wall } from "/static/wall.js";
         recordingsEl.hidden = found.length === 0;
         recordingsEl.textContent = found.length ? "recordings: " : "";
         found.forEach((rec, i) => {
+          const play = document.createElement("a");
+          play.href = "/replay/" + encodeURIComponent(session) + "/" + encodeURIComponent(rec.name) + query;
+          play.className = "replay";
+          play.title = "play it back";
+          play.textContent = "▶ #" + rec.connection;
           const a = document.createElement("a");
           a.href = rec.url + query;
           a.download = rec.name;
           a.className = "recording";
-          a.textContent = "#" + rec.connection + " (" + Math.max(1, Math.round(rec.bytes / 1024)) + " KB)";
+          a.title = "download (JSON lines, for touch-relay --replay)";
+          a.textContent = Math.max(1, Math.round(rec.bytes / 1024)) + " KB";
           if (i > 0) recordingsEl.appendChild(document.createTextNode(" · "));
-          recordingsEl.appendChild(a);
+          recordingsEl.append(play, " (", a, ")");
         });
       })
       .catch(() => {});
@@ -241,39 +247,8 @@ import { Wall } from "/static/wall.js";
 
   // MARK: full screen and wake lock
 
-  function toggleFullscreen() {
-    const el = document.documentElement;
-    const current = document.fullscreenElement || document.webkitFullscreenElement;
-    try {
-      if (current) {
-        const exit = document.exitFullscreen || document.webkitExitFullscreen;
-        const p = exit && exit.call(document);
-        if (p && p.catch) p.catch(() => {});
-      } else {
-        const enter = el.requestFullscreen || el.webkitRequestFullscreen;
-        const p = enter && enter.call(el);
-        if (p && p.catch) p.catch(() => {});
-      }
-    } catch (_) { /* full screen refused: the page stays as it is */ }
-  }
-  document.getElementById("fullscreen").addEventListener("click", toggleFullscreen);
-  window.addEventListener("keydown", (e) => {
-    if ((e.key === "f" || e.key === "F") && !e.ctrlKey && !e.metaKey && !e.altKey) toggleFullscreen();
-  });
-
-  let wakeLock = null;
-  function keepAwake() {
-    if (!("wakeLock" in navigator) || document.visibilityState !== "visible" || wakeLock) return;
-    navigator.wakeLock.request("screen").then(
-      (lock) => {
-        wakeLock = lock;
-        lock.addEventListener("release", () => { wakeLock = null; });
-      },
-      () => {}); // refused (no user gesture yet, a policy): the screen may sleep
-  }
-  document.addEventListener("visibilitychange", keepAwake);
-  window.addEventListener("pointerdown", keepAwake);
-  keepAwake();
+  TR.fullScreenToggle(document.getElementById("fullscreen"));
+  window.__watch.awake = TR.keepAwake();
 
   // MARK: connection
 
