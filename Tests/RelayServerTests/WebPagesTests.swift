@@ -27,6 +27,7 @@ import TouchRelayClient
       ("/static/common.js", "text/javascript; charset=utf-8"),
       ("/static/pad.js", "text/javascript; charset=utf-8"),
       ("/static/watch.js", "text/javascript; charset=utf-8"),
+      ("/static/replay.js", "text/javascript; charset=utf-8"),
       ("/static/landing.js", "text/javascript; charset=utf-8"),
       ("/static/icon.svg", "image/svg+xml"),
     ]
@@ -158,7 +159,8 @@ import TouchRelayClient
   @Test func noPageReachesBeyondThisServer() async throws {
     let relay = try TestRelay()
     defer { relay.stop() }
-    var queue = ["/", "/pad/demo", "/watch/demo"]
+    // The replay page's file as well: its route needs a recording (RecordingDownloadTests).
+    var queue = ["/", "/pad/demo", "/watch/demo", "/static/replay.html"]
     var seen = Set<String>()
     while let path = queue.popLast() {
       guard seen.insert(path).inserted else { continue }
@@ -187,7 +189,8 @@ import TouchRelayClient
     }
     #expect(
       seen.isSuperset(of: [
-        "/static/common.js", "/static/pad.js", "/static/watch.js", "/static/style.css", "/sdk/touchrelay.js",
+        "/static/common.js", "/static/pad.js", "/static/watch.js", "/static/replay.js", "/static/wall.js",
+        "/static/style.css", "/sdk/touchrelay.js",
       ]))
     #expect(
       try await get(relay, "/static/common.js").text.contains(
