@@ -13,7 +13,7 @@ import time
 import websockets
 
 from channel import Channel
-from page import PageBase, save_png, stop_process
+from page import KEYS, PageBase, save_png, stop_process
 from touches import kind
 
 
@@ -111,6 +111,30 @@ class ChromiumPage(PageBase):
                 "touchPoints": [{"x": x, "y": y, "id": i, "radiusX": 8, "radiusY": 8, "force": 1} for i, x, y in points],
             })
             down = points
+
+    async def mouse(self, timeline):
+        down, last = False, (0, 0)
+        for delay, points in timeline:
+            await asyncio.sleep(delay)
+            if points:
+                _, x, y = points[0]
+                await self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y,
+                                                             "button": "left" if down else "none", "buttons": int(down)})
+                if not down:
+                    await self.send("Input.dispatchMouseEvent", {"type": "mousePressed", "x": x, "y": y,
+                                                                 "button": "left", "buttons": 1, "clickCount": 1})
+                down, last = True, (x, y)
+            elif down:
+                await self.send("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": last[0], "y": last[1],
+                                                             "button": "left", "buttons": 0, "clickCount": 1})
+                down = False
+
+    async def keys(self, keys):
+        for k in keys:
+            _, code, vk, text = KEYS[k]
+            key = {"key": k, "code": code, "windowsVirtualKeyCode": vk, "nativeVirtualKeyCode": vk}
+            await self.send("Input.dispatchKeyEvent", {"type": "keyDown", **key, **({"text": text} if text else {})})
+            await self.send("Input.dispatchKeyEvent", {"type": "keyUp", **key})
 
     async def resize(self, width, height):
         await self.send("Emulation.setDeviceMetricsOverride",

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Drives the pad page in real browsers with real input and checks with a browser-free
 observer that the gestures arrived; checks what the watch and landing pages show and saves
-screenshots; then the watch page as a big screen (`wall.py`). Any JavaScript exception,
+screenshots; then the watch page as a big screen (`wall.py`) and a recording played back
+(`replay.py`, once per engine). Any JavaScript exception,
 console error or failed request (an HTTP error status, or no answer) fails it.
 
   e2e.py --base http://127.0.0.1:PORT --out DIR [--plain-base http://127.0.0.1:PORT2]
@@ -34,6 +35,7 @@ import threading
 import websockets
 
 from touches import drag, pinch, tap
+from replay import check_replay
 from wall import check_wall
 
 BROWSERS = ("chromium", "firefox", "firefox-touch", "webkit")
@@ -73,6 +75,9 @@ async def main():
             await browser.start()
             await run(browser, base, site, args.out, found)
             await check_wall(browser, base, args.out, found)
+            # Keys and the mouse are the same in firefox-touch as in firefox: played once per engine.
+            if name != "firefox-touch":
+                await check_replay(browser, base, args.out, found)
             if args.plain_base:
                 await check_watch_without_recording(browser, args.plain_base.rstrip("/"), found)
         except Exception as e:  # a browser that fails to start or to answer fails the check

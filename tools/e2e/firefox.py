@@ -17,7 +17,7 @@ import threading
 import websockets
 
 from channel import Channel
-from page import PageBase, save_png, stop_process
+from page import PageBase, save_png, stop_process, w3c_keys
 from touches import w3c_actions
 
 
@@ -124,8 +124,16 @@ class FirefoxPage(PageBase):
         value = r["result"].get("value")
         return None if value is None else json.loads(value)
 
-    async def touches(self, timeline):
-        await self.channel.send("input.performActions", {"context": self.context, "actions": w3c_actions(timeline)}, timeout=60)
+    async def touches(self, timeline, pointer_type="touch"):
+        await self.channel.send("input.performActions", {
+            "context": self.context, "actions": w3c_actions(timeline, pointer_type)}, timeout=60)
+        await self.channel.send("input.releaseActions", {"context": self.context})
+
+    async def mouse(self, timeline):
+        await self.touches(timeline, "mouse")
+
+    async def keys(self, keys):
+        await self.channel.send("input.performActions", {"context": self.context, "actions": w3c_keys(keys)})
         await self.channel.send("input.releaseActions", {"context": self.context})
 
     async def resize(self, width, height):

@@ -1,11 +1,31 @@
 """What every browser driver's page offers the scenario (`e2e.py`): `navigate`, `eval` (a
-JavaScript expression's JSON value), `touches` (a timeline of `touches.py`), `resize` (the
-window, in CSS pixels), `screenshot`,
+JavaScript expression's JSON value), `touches` (a timeline of `touches.py`), `mouse` (the
+same timeline, one finger, as the mouse: pressed while its point is down), `keys` (key
+presses, by the names of `KEYS`), `resize` (the window, in CSS pixels), `screenshot`,
 and `problems`, the JavaScript errors the page reported; and what the drivers share."""
 import asyncio
 import base64
 import subprocess
 import time
+
+
+# The keys a scenario presses: (WebDriver's key value, DOM `code`, Windows virtual key code,
+# the text it types or None).
+KEYS = {
+    " ": (" ", "Space", 32, " "),
+    "ArrowLeft": ("\ue012", "ArrowLeft", 37, None),
+    "ArrowRight": ("\ue014", "ArrowRight", 39, None),
+    "f": ("f", "KeyF", 70, "f"),
+}
+
+
+def w3c_keys(keys):
+    """Key presses as a WebDriver key input source (each key down, then up)."""
+    actions = []
+    for k in keys:
+        value = KEYS[k][0]
+        actions += [{"type": "keyDown", "value": value}, {"type": "keyUp", "value": value}]
+    return [{"type": "key", "id": "keyboard", "actions": actions}]
 
 
 class PageBase:

@@ -16,7 +16,7 @@ import time
 import urllib.error
 import urllib.request
 
-from page import PageBase, save_png, stop_process
+from page import PageBase, save_png, stop_process, w3c_keys
 from touches import w3c_actions
 
 MINIBROWSER_DIRS = ["/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1", "/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1",
@@ -134,10 +134,19 @@ class WebKitPage(PageBase):
             self.hooked = True
         return value
 
-    async def touches(self, timeline):
+    async def touches(self, timeline, pointer_type="touch"):
+        await self.perform(w3c_actions(timeline, pointer_type))
+
+    async def mouse(self, timeline):
+        await self.touches(timeline, "mouse")
+
+    async def keys(self, keys):
+        await self.perform(w3c_keys(keys))
+
+    async def perform(self, actions):
         await self.focus()
         b = self.browser
-        await b.call("POST", b.path("/actions"), {"actions": w3c_actions(timeline)})
+        await b.call("POST", b.path("/actions"), {"actions": actions})
         await b.call("DELETE", b.path("/actions"))
 
     async def resize(self, width, height):
