@@ -409,8 +409,11 @@ export class Wall {
       el.style.color = TR.gestureColors[e.g.gesture] || "#fff";
       el.style.opacity = String(e.ended === null ? 1 : Math.max(0, 1 - (now - e.ended) / FADE_MS));
       const b = s.box;
+      // Half a line of the label's font (style.css: max(4vh, 18px)), so that one near an edge
+      // stays whole inside the tile.
+      const half = 0.6 * Math.max(0.04 * window.innerHeight, 18);
       const x = Math.min(b.left + b.width - 8, Math.max(b.left + 8, b.left + e.g.x * b.k));
-      const y = Math.min(b.top + b.height - 8, Math.max(b.top + 8, b.top + e.g.y * b.k - 60 * (i + 1)));
+      const y = Math.min(b.top + b.height - half, Math.max(b.top + half, b.top + e.g.y * b.k - 60 * (i + 1)));
       // Centred on the gesture, kept inside the tile (the translate's percentages).
       const fx = x < b.left + b.width / 3 ? 0 : x > b.left + (2 * b.width) / 3 ? -100 : -50;
       el.style.transform = "translate(" + x + "px, " + y + "px) translate(" + fx + "%, -50%)";
