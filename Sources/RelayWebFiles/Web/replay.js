@@ -259,6 +259,8 @@ import { Wall } from "/static/wall.js";
     if (e.key === " " || e.code === "Space") e.preventDefault();
   });
 
-  TR.fullScreenToggle(document.getElementById("fullscreen"));
+  // The lock is asked for first: a key that enters full screen uses up the user activation
+  // WebKit asks of both.
   window.__replay.awake = TR.keepAwake();
+  TR.fullScreenToggle(document.getElementById("fullscreen"));
 })();

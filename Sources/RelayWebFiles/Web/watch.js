@@ -247,8 +247,10 @@ import { Wall } from "/static/wall.js";
 
   // MARK: full screen and wake lock
 
-  TR.fullScreenToggle(document.getElementById("fullscreen"));
+  // The lock is asked for first: a key that enters full screen uses up the user activation
+  // WebKit asks of both.
   window.__watch.awake = TR.keepAwake();
+  TR.fullScreenToggle(document.getElementById("fullscreen"));
 
   // MARK: connection
 
