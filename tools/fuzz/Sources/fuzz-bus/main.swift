@@ -214,7 +214,7 @@ final class Node {
       }
     }
     for peer in sources {
-      while core.nextMessage(for: peer) != nil {}
+      while case .message = core.nextWrite(for: peer) {}
     }
   }
 
