@@ -2,8 +2,8 @@
 /// `frames` written compactly (no whitespace between tokens, `type` first, as `JSON.stringify`
 /// and every encoder in this project write them), with only the members the protocol defines,
 /// each once, in any order. It reads such a message by matching its literal parts instead of
-/// scanning it token by token, which cost about a quarter of the server's instructions per
-/// frame.
+/// scanning it token by token, which was a large share of the server's work per frame
+/// (PERFORMANCE.md has the figure).
 ///
 /// Anything else (whitespace, an unknown or repeated member, an escaped name, `null` for an
 /// optional member, a number off the scanner's exact path, a value the protocol refuses) makes

@@ -2,7 +2,7 @@
 /// (`hello.config.recognizers`) and which gestures an observer asked for (`?gestures=`). Both are
 /// asked often, at every touch sequence's start and for every gesture delivered; a
 /// `Set<GestureKind>` answered by hashing the kind's raw string (a String-backed enum hashes its
-/// raw value), about 200 instructions a question.
+/// raw value), many times the cost of a bit test (PERFORMANCE.md has the figure).
 public struct GestureKinds: Sendable, Equatable, ExpressibleByArrayLiteral {
   private var bits: UInt8
 

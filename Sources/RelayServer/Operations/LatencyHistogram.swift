@@ -6,8 +6,9 @@ import Prometheus
 ///
 /// The delivery latency is observed once per write, and a fan-out writes to every observer:
 /// swift-prometheus' histogram took a lock, compared the value with every bucket as a 128-bit
-/// `Duration` and added to each bucket it fell under, which came to about a quarter of the
-/// server's instructions per delivery. Only the service thread records and scrapes, so no lock.
+/// `Duration` and added to each bucket it fell under: a large share of the server's work per
+/// delivery (PERFORMANCE.md has the figure). Only the service thread records and scrapes, so
+/// no lock.
 ///
 /// A class over memory of its own rather than a struct of arrays: a record is then a few
 /// compares and adds, with no uniqueness check or copy-on-write of the counts.
