@@ -185,7 +185,12 @@ public final class RelayCore {
   /// decided (or the peer sent its own), what it sends is ignored.
   public func receive(_ bytes: UnsafeRawBufferPointer, from id: PeerID, at rt: Double) {
     now = rt
-    guard let peer = directory.peers[id], peer.isOpen else { return }
+    guard let link = directory.peers.unretained(id) else { return }
+    link._withUnsafeGuaranteedRef { receive(bytes, from: $0, at: rt) }
+  }
+
+  private func receive(_ bytes: UnsafeRawBufferPointer, from peer: Peer, at rt: Double) {
+    guard peer.isOpen else { return }
     peer.counts.messagesIn += 1
     counters.messagesIn += 1
     counters.bytesIn += bytes.count

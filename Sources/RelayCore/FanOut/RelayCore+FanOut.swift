@@ -168,7 +168,11 @@ extension RelayCore {
   /// the queue, and once it is empty the close the server decided on, if any. A message is
   /// counted as sent.
   public func nextWrite(for id: PeerID) -> PeerWrite {
-    guard let peer = directory.peers[id] else { return .nothing }
+    guard let link = directory.peers.unretained(id) else { return .nothing }
+    return link._withUnsafeGuaranteedRef { nextWrite(for: $0) }
+  }
+
+  private func nextWrite(for peer: Peer) -> PeerWrite {
     switch peer.lifecycle {
     case .open, .closing: break
     case .peerClosed, .closed: return .nothing

@@ -176,7 +176,8 @@ final class LWSDriver {
       // Only when there are any: handing over `perform` retained the driver for the call.
       if core.hasActions { core.drainActions(perform) }
       core.drainOutputs { peer in
-        guard with(peer, write) == nil else { return }
+        // A closure, not the method: `write` handed over as a value retained the driver.
+        guard with(peer, { write($0) }) == nil else { return }
         // Peers without a connection: TUIO out's observers, TUIO senders' sources.
         if tuioOut?.drain(peer, self) != true { tuio?.drain(peer, self) }
       }
