@@ -115,10 +115,27 @@ def overlap(a, b):
     return a[0] < b[0] + b[2] - 0.5 and b[0] < a[0] + a[2] - 0.5 and a[1] < b[1] + b[3] - 0.5 and b[1] < a[1] + a[3] - 0.5
 
 
-async def wait_tiles(page, n):
+async def wait_tiles(page, n, timeout=5):
+    """Until the page shows `n` tiles and has laid them out: every tile has a size inside the
+    window, and two readings 100 ms apart agree. A fixed wait was too short for a browser starting cold (WebKit
+    on a fresh machine measured a 0x0 tile round a canvas still at its default 300x150); if the
+    layout never settles, check_layout reports what it finds."""
     await page.wait_for(f"document.querySelectorAll('#sources [data-source-id]').length === {n}")
-    # Laid out on the next animation frame.
+    # Laid out on the next animation frame at the soonest (after a resize too, which the
+    # readings below could otherwise catch before it takes effect).
     await asyncio.sleep(0.3)
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        tiles = await page.eval(TILES)
+        win = await page.eval(WINDOW)
+        laid_out = all(t["tile"][2] > 0 and t["tile"][3] > 0 and t["tile"][0] > -0.5 and t["tile"][1] > -0.5
+                       and t["tile"][0] + t["tile"][2] < win[0] + 0.5 and t["tile"][1] + t["tile"][3] < win[1] + 0.5
+                       for t in tiles)
+        if tiles == last and laid_out:
+            return
+        last = tiles
+        await asyncio.sleep(0.1)
 
 
 async def check_layout(page, phones, label, failures, min_height=None):
