@@ -32,6 +32,9 @@ TILES = """[...document.querySelectorAll('#sources [data-source-id]')].map((t) =
 WINDOW = "[window.innerWidth, window.innerHeight]"
 # What is left for the tiles below the header (what the page has to lay them out in).
 BELOW_HEADER = "document.getElementById('sources').getBoundingClientRect().toJSON()"
+# Every tile laid out: a size, inside the window.
+LAID_OUT = (f"{TILES}.every((t) => t.tile[2] > 0 && t.tile[3] > 0 && t.tile[0] >= -0.5 && t.tile[1] >= -0.5 && "
+            "t.tile[0] + t.tile[2] <= innerWidth + 0.5 && t.tile[1] + t.tile[3] <= innerHeight + 0.5)")
 
 
 class Phone:
@@ -116,9 +119,9 @@ def overlap(a, b):
 
 
 async def wait_tiles(page, n, timeout=5):
-    """Until the page shows `n` tiles and has laid them out: every tile has a size inside the
-    window, and two readings 100 ms apart agree. A fixed wait was too short for a browser starting cold (WebKit
-    on a fresh machine measured a 0x0 tile round a canvas still at its default 300x150); if the
+    """Until the page shows `n` tiles and has laid them out (`LAID_OUT`), and two readings
+    100 ms apart agree. A fixed wait was too short for a browser starting cold (WebKit on a
+    fresh machine measured a 0x0 tile round a canvas still at its default 300x150); if the
     layout never settles, check_layout reports what it finds."""
     await page.wait_for(f"document.querySelectorAll('#sources [data-source-id]').length === {n}")
     # Laid out on the next animation frame at the soonest (after a resize too, which the
@@ -128,11 +131,7 @@ async def wait_tiles(page, n, timeout=5):
     last = None
     while time.monotonic() < deadline:
         tiles = await page.eval(TILES)
-        win = await page.eval(WINDOW)
-        laid_out = all(t["tile"][2] > 0 and t["tile"][3] > 0 and t["tile"][0] > -0.5 and t["tile"][1] > -0.5
-                       and t["tile"][0] + t["tile"][2] < win[0] + 0.5 and t["tile"][1] + t["tile"][3] < win[1] + 0.5
-                       for t in tiles)
-        if tiles == last and laid_out:
+        if tiles == last and await page.eval(LAID_OUT):
             return
         last = tiles
         await asyncio.sleep(0.1)
@@ -276,8 +275,7 @@ async def check_wall(browser, base, out, failures):
     await page.resize(1280, 720)
     # Laid out again on a later animation frame (WebKit resizes its window in its own time).
     try:
-        await page.wait_for(f"{TILES}.every((t) => t.tile[0] + t.tile[2] <= innerWidth + 0.5 && "
-                            "t.tile[1] + t.tile[3] <= innerHeight + 0.5 && t.tile[1] >= 0)", timeout=5)
+        await page.wait_for(LAID_OUT, timeout=5)
     except AssertionError:
         pass  # measured and told below
     await check_layout(page, [one, two, three], "3 sources, 1280x720", failures)
