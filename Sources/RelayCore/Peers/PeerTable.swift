@@ -3,10 +3,7 @@
 /// as the most peers ever open at once.
 struct PeerTable {
   private struct Slot {
-    /// The reference that keeps the peer alive while it is open.
     var peer: Peer?
-    /// The same peer, unretained, for `unretained(_:)`.
-    var link: Unmanaged<Peer>?
     var generation: UInt32
   }
 
@@ -27,12 +24,11 @@ struct PeerTable {
   mutating func add(_ peer: Peer) {
     let id = peer.id
     if id.slot == slots.count {
-      slots.append(Slot(peer: peer, link: .passUnretained(peer), generation: id.generation))
+      slots.append(Slot(peer: peer, generation: id.generation))
     } else {
       precondition(free.last == id.slot && slots[id.slot].generation == id.generation, "not the next id")
       free.removeLast()
       slots[id.slot].peer = peer
-      slots[id.slot].link = .passUnretained(peer)
     }
     count += 1
   }
@@ -52,7 +48,7 @@ struct PeerTable {
   /// can reach it.
   @inline(__always) func unretained(_ id: PeerID) -> Unmanaged<Peer>? {
     guard id.slot < slots.count, slots[id.slot].generation == id.generation else { return nil }
-    return slots[id.slot].link
+    return slots[id.slot].peer.map { .passUnretained($0) }
   }
 
   /// Forgets `peer`; its id names no one from now on.
@@ -62,7 +58,6 @@ struct PeerTable {
       return
     }
     slots[id.slot].peer = nil
-    slots[id.slot].link = nil
     slots[id.slot].generation &+= 1
     free.append(id.slot)
     count -= 1
