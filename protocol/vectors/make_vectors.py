@@ -1188,6 +1188,46 @@ vector("preset_flutter_pan_slop_and_fling",
        hello=hello(config={"preset": "flutter"}))
 
 
+# ---------------------------------------------------------------- pens (protocol §2.1)
+
+def pen(id, phase, x, y, **kw):
+    tp = {"id": id, "phase": phase, "x": x, "y": y, "kind": "pen"}
+    tp.update(kw)
+    return tp
+
+
+s = Script()
+s.frame(0, raw=[{"id": 1, "phase": "began", "x": 100, "y": 100},
+                pen(9, "began", 200, 300, altitude=1.1, hover=True)])
+s.frame(40, raw=[{"id": 1, "phase": "stationary", "x": 100, "y": 100},
+                 pen(9, "moved", 215, 300, altitude=1.1, hover=True)])
+s.frame(80, raw=[{"id": 1, "phase": "ended", "x": 102, "y": 101},
+                 pen(9, "moved", 230, 300, altitude=1.1, hover=True)])
+s.frame(120, raw=[pen(9, "moved", 245, 300, altitude=1.1, hover=True)])
+s.frame(160, raw=[pen(9, "ended", 245, 300, hover=True)])
+s.advance(380)
+vector("pen_hover_takes_no_part_in_a_tap",
+       "A pen above the glass (hover: true) is no finger: while it hovers and moves 45 points, a "
+       "finger's tap is a one-finger tap at the finger's lift, after the double-tap wait; the "
+       "hovering pen starts no pan, is not counted in touches, and its moved/ended get no "
+       "unknown_touch (protocol §2.1).",
+       s, [tap(380, 102, 101, id=1, touches=1, fingers=[{"id": 1, "x": 100, "y": 100, "regions": []}])])
+
+s = Script()
+s.frame(0, raw=[pen(5, "began", 100, 100, pressure=0.5)])
+s.frame(50, raw=[pen(5, "moved", 150, 100, pressure=0.6, altitude=0.8, azimuth=1.5)])
+s.frame(100, raw=[pen(5, "moved", 160, 100, hover=True)])
+s.frame(150, raw=[pen(5, "ended", 160, 100, hover=True)])
+s.frame(500, raw=[pen(6, "began", 200, 200, pressure=0.3)])
+s.frame(550, raw=[pen(6, "ended", 200, 200, pressure=0.3)])
+s.advance(1000)
+vector("pen_lifted_to_hover_is_cancelled",
+       "A pen touching the glass is a finger to the engine, whatever its members (its pan begins "
+       "past the slop); listed only as hovering, it left the glass without its ended: missing, "
+       "so cancelled, its pan too (as a missing finger). A later pen touch is a tap of its own.",
+       s, [ev("pan", "began", 50), ev("pan", "cancelled", 100), tap(850, 200, 200)])
+
+
 # ---------------------------------------------------------------- write
 
 if __name__ == "__main__":
