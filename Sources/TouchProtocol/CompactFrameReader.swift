@@ -153,6 +153,14 @@ struct CompactFrameReader {
     var force: Double?
     var radiusX: Double?
     var radiusY: Double?
+    // The contact details (ranks 7 to 12), held to their ranges: a value out of range is the
+    // full decoder's to refuse.
+    var kind: TouchKind?
+    var pressure: Double?
+    var radius: Double?
+    var altitude: Double?
+    var azimuth: Double?
+    var hover: Bool?
     repeat {
       switch s.peek() {
       case UInt8(ascii: "i"):
@@ -162,9 +170,16 @@ struct CompactFrameReader {
         id = Int64(v)
         member(0)
       case UInt8(ascii: "p"):
-        guard phase == nil, s.consume(#"phase":""#), let p = phaseWord() else { return nil }
-        phase = p
-        member(1, isNumber: false)
+        if s.consume(#"phase":""#) {
+          guard phase == nil, let p = phaseWord() else { return nil }
+          phase = p
+          member(1, isNumber: false)
+        } else {
+          guard pressure == nil, s.consume(#"pressure":"#), let v = number(), ContactDetails.pressureIsValid(v)
+          else { return nil }
+          pressure = v
+          member(8)
+        }
       case UInt8(ascii: "x"):
         guard x == nil, s.consume(#"x":"#), let v = number() else { return nil }
         x = v
@@ -178,21 +193,67 @@ struct CompactFrameReader {
           guard radiusX == nil, let v = number() else { return nil }
           radiusX = v
           member(5)
-        } else {
-          guard radiusY == nil, s.consume(#"radiusY":"#), let v = number() else { return nil }
+        } else if s.consume(#"radiusY":"#) {
+          guard radiusY == nil, let v = number() else { return nil }
           radiusY = v
           member(6)
+        } else {
+          guard radius == nil, s.consume(#"radius":"#), let v = number(), ContactDetails.radiusIsValid(v)
+          else { return nil }
+          radius = v
+          member(9)
         }
       case UInt8(ascii: "f"):
         guard force == nil, s.consume(#"force":"#), let v = number() else { return nil }
         force = v
         member(4)
+      case UInt8(ascii: "k"):
+        guard kind == nil, s.consume(#"kind":""#), let k = kindWord() else { return nil }
+        kind = k
+        member(7, isNumber: false)
+      case UInt8(ascii: "a"):
+        if s.consume(#"altitude":"#) {
+          guard altitude == nil, let v = number(), ContactDetails.altitudeIsValid(v) else { return nil }
+          altitude = v
+          member(10)
+        } else {
+          guard azimuth == nil, s.consume(#"azimuth":"#), let v = number(), ContactDetails.azimuthIsValid(v)
+          else { return nil }
+          azimuth = v
+          member(11)
+        }
+      case UInt8(ascii: "h"):
+        guard hover == nil, s.consume(#"hover":"#) else { return nil }
+        if s.consume("true") {
+          hover = true
+        } else {
+          guard s.consume("false") else { return nil }
+          hover = false
+        }
+        member(12, isNumber: false)
       default:
         return nil
       }
     } while s.consume(#",""#)
     guard s.consume("}"), let id, let phase, let x, let y else { return nil }
-    return (TouchPoint(id: id, phase: phase, x: x, y: y, force: force, radiusX: radiusX, radiusY: radiusY), canonical)
+    let details: ContactDetails? =
+      kind == nil && pressure == nil && radius == nil && altitude == nil && azimuth == nil && hover == nil
+      ? nil
+      : ContactDetails(
+        kind: kind, pressure: pressure, radius: radius, altitude: altitude, azimuth: azimuth, hover: hover)
+    return (
+      TouchPoint(id: id, phase: phase, x: x, y: y, force: force, radiusX: radiusX, radiusY: radiusY, details: details),
+      canonical
+    )
+  }
+
+  /// A kind after its opening quote, through the closing one.
+  private mutating func kindWord() -> TouchKind? {
+    if s.consume(#"pen""#) { return .pen }
+    if s.consume(#"finger""#) { return .finger }
+    if s.consume(#"eraser""#) { return .eraser }
+    if s.consume(#"mouse""#) { return .mouse }
+    return nil
   }
 
   /// A phase after its opening quote, through the closing one.

@@ -187,6 +187,12 @@ private struct FrameFields {
     var force: Double?
     var rx: Double?
     var ry: Double?
+    var kind: TouchKind?
+    var pressure: Double?
+    var radius: Double?
+    var altitude: Double?
+    var azimuth: Double?
+    var hover: Bool?
     var bad = false
     try s.readObject(depth: 3 + nesting) { (s: inout JSONScanner, key) throws(JSONScanner.Failure) in
       if s.equals(key, "id") {
@@ -218,6 +224,39 @@ private struct FrameFields {
         rx = try optionalNumber(&s, "touches[\(i)].radiusX")
       } else if s.equals(key, "radiusY") {
         ry = try optionalNumber(&s, "touches[\(i)].radiusY")
+      } else if s.equals(key, "kind") {
+        switch s.peekKind() {
+        case .null: _ = try s.readBoolOrNull()
+        case .string:
+          let raw = try s.readString()
+          kind = Self.kind(s, raw)
+          if kind == nil {
+            defer_(
+              ProtocolError(
+                .badValue, "touches[\(i)].kind '\(s.string(raw).prefix(32))' is not one of finger, pen, eraser, mouse"))
+            bad = true
+          }
+        default:
+          try s.skipValue(depth: 3 + nesting)
+          defer_(ProtocolError(.wrongType, "touches[\(i)].kind must be a string"))
+          bad = true
+        }
+      } else if s.equals(key, "pressure") {
+        pressure = try optionalNumber(&s, "touches[\(i)].pressure")
+      } else if s.equals(key, "radius") {
+        radius = try optionalNumber(&s, "touches[\(i)].radius")
+      } else if s.equals(key, "altitude") {
+        altitude = try optionalNumber(&s, "touches[\(i)].altitude")
+      } else if s.equals(key, "azimuth") {
+        azimuth = try optionalNumber(&s, "touches[\(i)].azimuth")
+      } else if s.equals(key, "hover") {
+        switch s.peekKind() {
+        case .bool, .null: hover = try s.readBoolOrNull()
+        default:
+          try s.skipValue(depth: 3 + nesting)
+          defer_(ProtocolError(.wrongType, "touches[\(i)].hover must be true or false"))
+          bad = true
+        }
       } else {
         try s.skipValue(depth: 3 + nesting)
       }
@@ -231,7 +270,27 @@ private struct FrameFields {
       defer_(ProtocolError(.badValue, "touches[\(i)].id must be a whole number"))
       return nil
     }
-    return TouchPoint(id: Int64(id), phase: phase, x: x, y: y, force: force, radiusX: rx, radiusY: ry)
+    if let v = pressure, !ContactDetails.pressureIsValid(v) {
+      return outOfRange("touches[\(i)].pressure must be from 0 to 1")
+    }
+    if let v = radius, !ContactDetails.radiusIsValid(v) { return outOfRange("touches[\(i)].radius must be 0 or more") }
+    if let v = altitude, !ContactDetails.altitudeIsValid(v) {
+      return outOfRange("touches[\(i)].altitude must be from 0 to π/2 (radians)")
+    }
+    if let v = azimuth, !ContactDetails.azimuthIsValid(v) {
+      return outOfRange("touches[\(i)].azimuth must be from 0 to 2π (radians)")
+    }
+    let details: ContactDetails? =
+      kind == nil && pressure == nil && radius == nil && altitude == nil && azimuth == nil && hover == nil
+      ? nil
+      : ContactDetails(
+        kind: kind, pressure: pressure, radius: radius, altitude: altitude, azimuth: azimuth, hover: hover)
+    return TouchPoint(id: Int64(id), phase: phase, x: x, y: y, force: force, radiusX: rx, radiusY: ry, details: details)
+  }
+
+  mutating func outOfRange(_ message: String) -> TouchPoint? {
+    defer_(ProtocolError(.badValue, message))
+    return nil
   }
 
   mutating func optionalNumber(_ s: inout JSONScanner, _ name: @autoclosure () -> String)
@@ -246,6 +305,14 @@ private struct FrameFields {
 
   mutating func missing(_ name: String) -> TouchPoint? {
     defer_(ProtocolError(.missingField, "missing field '\(name)'"))
+    return nil
+  }
+
+  static func kind(_ s: JSONScanner, _ raw: JSONScanner.RawString) -> TouchKind? {
+    if s.equals(raw, "finger") { return .finger }
+    if s.equals(raw, "pen") { return .pen }
+    if s.equals(raw, "eraser") { return .eraser }
+    if s.equals(raw, "mouse") { return .mouse }
     return nil
   }
 

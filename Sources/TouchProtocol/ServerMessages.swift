@@ -257,9 +257,38 @@ public enum ServerMessage {
         w.key("radiusY")
         w.number(r)
       }
+      if let d = p.details { write(d, &w) }
       w.endObject()
     }
     w.endArray()
+  }
+
+  /// A touch's contact details, in the order `CompactFrameReader` takes for the writer's.
+  private static func write(_ d: ContactDetails, _ w: inout JSONWriter) {
+    if let k = d.kind {
+      w.key("kind")
+      w.string(literal: k.wireName)
+    }
+    if let v = d.pressure {
+      w.key("pressure")
+      w.number(v)
+    }
+    if let v = d.radius {
+      w.key("radius")
+      w.number(v)
+    }
+    if let v = d.altitude {
+      w.key("altitude")
+      w.number(v)
+    }
+    if let v = d.azimuth {
+      w.key("azimuth")
+      w.number(v)
+    }
+    if let h = d.hover {
+      w.key("hover")
+      w.bool(h)
+    }
   }
 
   public static func gesture(_ e: GestureEvent, origin: Origin, headroom: Int = 0) -> [UInt8] {

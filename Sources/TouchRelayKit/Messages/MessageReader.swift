@@ -68,7 +68,18 @@ struct MessageReader {
     guard let phase = TouchPhase(rawValue: name) else { throw Failure(what: "unknown phase '\(name)'") }
     return TouchPoint(
       id: Int64(try int("id")), phase: phase, x: try double("x"), y: try double("y"),
-      force: optionalDouble("force"), radiusX: optionalDouble("radiusX"), radiusY: optionalDouble("radiusY"))
+      force: optionalDouble("force"), radiusX: optionalDouble("radiusX"), radiusY: optionalDouble("radiusY"),
+      details: contactDetails())
+  }
+
+  /// A touch's pen members as the server mirrored them; nil when it has none (a finger).
+  func contactDetails() -> ContactDetails? {
+    let kind = value["kind"]?.stringValue.flatMap(TouchKind.init(rawValue:))
+    let hover = value["hover"]?.boolValue
+    let d = ContactDetails(
+      kind: kind, pressure: optionalDouble("pressure"), radius: optionalDouble("radius"),
+      altitude: optionalDouble("altitude"), azimuth: optionalDouble("azimuth"), hover: hover)
+    return d == ContactDetails() ? nil : d
   }
 
   func welcome() throws -> Welcome {
