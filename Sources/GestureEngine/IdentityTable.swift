@@ -28,6 +28,8 @@ struct IdentityTable: Sendable {
   mutating func plan(_ frame: Frame, maxFingers: Int, into plan: inout FramePlan) {
     assert(plan.cancels.isEmpty && plan.updates.isEmpty && plan.ends.isEmpty && plan.begins.isEmpty)
     for p in frame.touches {
+      // A pen above the glass is no finger: it neither lands, moves nor lifts one.
+      if p.isHovering { continue }
       let down = index(of: p.id) != nil
       switch p.phase {
       case .began:
@@ -62,7 +64,8 @@ struct IdentityTable: Sendable {
     // (By index: iterating the fingers would copy each one, with its arrays.)
     for i in fingers.indices {
       let id = fingers[i].id
-      if !frame.touches.contains(where: { $0.id == id }) { plan.cancels.append(id) }
+      // A finger listed only as hovering left the glass without its `ended`: missing.
+      if !frame.touches.contains(where: { $0.id == id && !$0.isHovering }) { plan.cancels.append(id) }
     }
     if !ignored.isEmpty {
       ignored = ignored.filter { id in frame.touches.contains { $0.id == id } }
