@@ -32,7 +32,7 @@ import Testing
 
   @Test func optionalMembersAndUnknownOnesAreHandled() throws {
     let f = try frame(
-      #"{"type":"frame","seq":1,"t":0,"extra":{"a":[1,2,{"b":null}]},"touches":[{"id":-4,"phase":"stationary","x":0.25,"y":-1e2,"force":0.5,"radiusX":null,"radiusY":3,"azimuth":1}]}"#
+      #"{"type":"frame","seq":1,"t":0,"extra":{"a":[1,2,{"b":null}]},"touches":[{"id":-4,"phase":"stationary","x":0.25,"y":-1e2,"force":0.5,"radiusX":null,"radiusY":3,"twist":1}]}"#
     )
     #expect(
       f.touches[0] == TouchPoint(id: -4, phase: .stationary, x: 0.25, y: -100, force: 0.5, radiusX: nil, radiusY: 3))
