@@ -16,10 +16,15 @@ public struct SourceEngine: Sendable {
   /// call: computed, reading it from an engine held in a class copied the whole engine on
   /// every frame.
   public private(set) var nextDeadline: Double?
+  /// `shapes` is set: tested on every frame, so it sits in the first line (in what was the
+  /// deadline's padding), and a source without shapes never reads the tracker's cold lines.
+  private var hasShapes = false
   private var arena: GestureArena<StandardTable>
   private var scene: ActiveScene?
   private var hello: Hello
   private let serverMaxFingers: Int
+  /// Shapes drawn by example, when the source sent templates (and `recognizers` allows them).
+  private var shapes: ShapeTracker?
 
   /// `maxFingers` is the server's limit; `hello.config.maxFingers` may lower it.
   public init(hello: Hello, maxFingers: Int) {
@@ -35,6 +40,13 @@ public struct SourceEngine: Sendable {
         config: hello.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2),
       regions: RegionMap(regions: Self.regions(for: hello, sceneName: scene?.name)))
     arena.ctx.log.recordsNotes = scene != nil
+    shapes = Self.shapeTracker(hello.config, arena.ctx.settings)
+    hasShapes = shapes != nil
+  }
+
+  private static func shapeTracker(_ config: GestureConfig?, _ settings: GestureSettings) -> ShapeTracker? {
+    guard settings.enabled.contains(.shape) else { return nil }
+    return ShapeTracker(config: config, tapSlop: settings.tapMaxMovement)
   }
 
   /// "flatcube", "zoom", "sketch", or nil when the source runs no (known) scene.
@@ -84,6 +96,9 @@ public struct SourceEngine: Sendable {
       return out
     }
     let sceneChanged = next.scene != hello.scene
+    // New shape settings apply at once (a drawing under way is dropped); a hello that only
+    // moves the surface keeps the drawing.
+    let shapesChanged = next.config != hello.config
     hello = next
     maxFingers = Self.maxFingers(next, server: serverMaxFingers)
     if sceneChanged {
@@ -101,7 +116,11 @@ public struct SourceEngine: Sendable {
     arena.update(
       settings: GestureSettings(
         config: next.config, defaultTapMaxCount: scene?.defaultTapMaxCount ?? 2))
-    nextDeadline = arena.nextDeadline
+    if shapesChanged {
+      shapes = Self.shapeTracker(next.config, GestureSettings(config: next.config))
+      hasShapes = shapes != nil
+    }
+    nextDeadline = earliestDeadline
     return out
   }
 
@@ -118,9 +137,13 @@ public struct SourceEngine: Sendable {
     // The stored deadline is the arena's (every call leaves it so), and it sits in the
     // engine's first line: most frames find no timer due without reading the recognizers'
     // state, which with many sources is cold.
-    assert(nextDeadline == arena.nextDeadline)
-    if let d = nextDeadline, d < frame.t { arena.fireTimers(until: frame.t, inclusive: false) }
+    assert(nextDeadline == earliestDeadline)
+    if let d = nextDeadline, d < frame.t {
+      arena.fireTimers(until: frame.t, inclusive: false)
+      if hasShapes { fireShapes(until: frame.t, inclusive: false) }
+    }
     let errors = arena.apply(frame, maxFingers: maxFingers, plan: &scratch.plan)
+    if hasShapes { applyShapes(frame) }
     // Into the output as it is made: set afterwards, the empty list it replaced was destroyed
     // through its type's generic witness on every frame.
     return drain(errors: errors)
@@ -129,6 +152,7 @@ public struct SourceEngine: Sendable {
   /// Fires the timers due at or before `t`; each event's `t` is its timer's deadline.
   public mutating func advance(to t: Double) -> EngineOutput {
     arena.fireTimers(until: t, inclusive: true)
+    if hasShapes { fireShapes(until: t, inclusive: true) }
     return drain()
   }
 
@@ -137,6 +161,7 @@ public struct SourceEngine: Sendable {
   /// reported, since it happened.
   public mutating func cancelAll(at t: Double) -> EngineOutput {
     arena.cancelAll(at: t)
+    if hasShapes { shapes!.cancelAll(at: t) }
     return drain()
   }
 
@@ -161,6 +186,32 @@ public struct SourceEngine: Sendable {
         out.scene = state
       }
     }
+    if hasShapes { drainShapes(into: &out) }
     return out
+  }
+
+  // The shape paths out of line, so the frame path of a source without shapes carries only
+  // the flag tests (engine-instructions counted no difference either way).
+  @inline(never) private mutating func applyShapes(_ frame: Frame) { shapes!.apply(frame) }
+
+  @inline(never) private mutating func fireShapes(until t: Double, inclusive: Bool) {
+    shapes!.fire(until: t, inclusive: inclusive)
+  }
+
+  /// The arena's deadline or the drawing's, whichever is first.
+  private var earliestDeadline: Double? {
+    guard hasShapes, let d = shapes!.deadline else { return arena.nextDeadline }
+    return arena.nextDeadline.map { min($0, d) } ?? d
+  }
+
+  /// The shapes judged in this call, numbered with the other gestures and hit-tested.
+  @inline(never) private mutating func drainShapes(into out: inout EngineOutput) {
+    nextDeadline = earliestDeadline
+    out.shapes = shapes!.takeFound()
+    for i in out.shapes.indices {
+      out.shapes[i].id = arena.ctx.log.nextID()
+      let s = out.shapes[i]
+      out.shapes[i].regions = arena.ctx.regions.hit(s.x, s.y)
+    }
   }
 }

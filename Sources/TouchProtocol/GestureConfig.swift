@@ -29,6 +29,12 @@ public struct GestureConfig: Sendable, Equatable, Codable {
   public var rotationThreshold: Double?
   /// Which recognizers run; nil means all of them.
   public var recognizers: [String]?
+  /// Templates of drawings to recognize (`ShapeTemplate`); none, no shape recognition.
+  public var shapes: [ShapeTemplate]?
+  /// Ms after a lift within which the next stroke belongs to the same drawing (default 500).
+  public var shapeStrokeGap: Double?
+  /// Least score (0 to 1) a drawing needs to be reported as a shape (default 0.8).
+  public var shapeMinScore: Double?
 
   public init() {}
 }

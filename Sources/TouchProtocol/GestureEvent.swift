@@ -1,6 +1,9 @@
 /// The gestures the engine recognizes.
 public enum GestureKind: String, Sendable, CaseIterable, Codable {
   case tap, longpress, pan, pinch, rotation, swipe
+  /// A drawing like one of the source's `config.shapes` (`ShapeEvent`; last, so the cluster
+  /// bus's index of every other kind stays what it was).
+  case shape
 }
 
 /// A gesture's state as reported to observers. Discrete gestures (tap, swipe) are

@@ -31,6 +31,7 @@ public struct GestureKinds: Sendable, Equatable, ExpressibleByArrayLiteral {
     case .pinch: 1 << 3
     case .rotation: 1 << 4
     case .swipe: 1 << 5
+    case .shape: 1 << 6
     }
   }
 }

@@ -126,6 +126,8 @@ enum HelloValidator {
       if let mode = c.tapMode, mode != "deferred", mode != "immediate" {
         return ProtocolError(.badValue, "config.tapMode must be \"deferred\" or \"immediate\"")
       }
+      if let e = ShapeTemplate.validate(strokeGap: c.shapeStrokeGap, minScore: c.shapeMinScore) { return e }
+      if let shapes = c.shapes, let e = ShapeTemplate.validate(shapes) { return e }
     }
     return nil
   }

@@ -23,6 +23,7 @@ extension GestureKind {
     case .pinch: "pinch"
     case .rotation: "rotation"
     case .swipe: "swipe"
+    case .shape: "shape"
     }
   }
 }

@@ -55,6 +55,8 @@ public struct EngineReplay: Sendable {
 
   private mutating func collect(_ out: EngineOutput) throws {
     outcome.events += try out.events.map(VectorRunner.wire)
+    // After the call's other gestures, as the relay core sends them.
+    outcome.events += try out.shapes.map(VectorRunner.wire)
     outcome.errors += out.errors.map(VectorRunner.wire)
     if let s = out.scene { outcome.scenes.append(try VectorRunner.wire(s)) }
   }
@@ -84,6 +86,11 @@ public enum VectorRunner {
     }
     for key in ["type", "source", "seq", "rt"] { obj[key] = nil }
     return .object(obj)
+  }
+
+  /// A shape as its `gesture` message carries it (see `wire(_: GestureEvent)`).
+  public static func wire(_ s: ShapeEvent) throws -> JSON {
+    try gestureFields(JSON.parse(ServerMessage.shape(s, origin: Origin(source: "vector", seq: 0, t: s.t, rt: 0))))
   }
 
   public static func wire(_ e: ProtocolError) -> JSON {

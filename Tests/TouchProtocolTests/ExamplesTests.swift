@@ -358,6 +358,11 @@ private enum ServerExamples {
           fingers: [GestureFinger(id: 7, x: 330, y: 600, regions: [])]),
         origin: Origin(source: "s1", seq: 131, t: 20702, rt: 699507.2))
     },
+    "server-gesture-shape.json": {
+      ServerMessage.shape(
+        ShapeEvent(id: 7, t: 21850, name: "triangle", score: 0.91, left: 100, top: 200, width: 100, height: 87),
+        origin: Origin(source: "s1", seq: 42, t: 21850, rt: 700412.6))
+    },
     "server-scene.json": {
       ServerMessage.scene(
         source: "s1", state: flatcube(red: 3, yellow: 1), origin: Origin(source: "s1", seq: 9, t: 18301, rt: 697110.2))

@@ -86,6 +86,9 @@ import TouchRelayKit
     #expect(
       try payload("server-gesture-swipe.json")?.payload
         == .swipe(direction: .right, translation: nil, velocity: Vector(x: 1450, y: 35)))
+    #expect(
+      try payload("server-gesture-shape.json")?.payload
+        == .shape(name: "triangle", score: 0.91, bounds: ShapeBounds(x: 100, y: 200, width: 100, height: 87)))
     let press = try #require(try payload("server-gesture-longpress.json"))
     #expect(press.payload == .longpress && press.state == .began && press.regions == ["yellowLeft", "yellowRight"])
   }

@@ -1228,6 +1228,58 @@ vector("pen_lifted_to_hover_is_cancelled",
        s, [ev("pan", "began", 50), ev("pan", "cancelled", 100), tap(850, 200, 200)])
 
 
+# ---------------------------------------------------------------- shapes
+# config.shapes (gestures.md, "Shapes"): a drawing is judged when shapeStrokeGap (default
+# 500 ms) after its last lift has passed; $P ignores position and size, so a drawing that is the
+# template's own path, scaled and moved, is the same cloud: distance 0, score 1. Only the shape
+# recognizer runs (`recognizers`), so the pan the stroke also is does not crowd the vector.
+TRIANGLE = [[50, 0], [0, 87], [100, 87], [50, 0]]
+SQUARE = [[0, 0], [0, 100], [100, 100], [100, 0], [0, 0]]
+
+
+def draw_path(s, t, points, id=1, per_edge=8, dt=16):
+    """One stroke along `points` (corners included), `per_edge` samples per edge."""
+    s.frame(t, {id: ("began",) + tuple(points[0])})
+    for a, b in zip(points, points[1:]):
+        for k in range(1, per_edge + 1):
+            t += dt
+            f = k / per_edge
+            p = (a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1]))
+            phase = "ended" if (b is points[-1] and k == per_edge) else "moved"
+            s.frame(t, {id: (phase,) + p})
+    return t
+
+
+s = Script()
+# The triangle twice its template's size, its box's corner at (100, 200).
+drawn = [[100 + 2 * x, 200 + 2 * y] for x, y in TRIANGLE]
+lift = draw_path(s, 0, drawn)
+s.advance(lift + 499)
+s.advance(lift + 500)
+vector("shape_triangle_recognized",
+       "A one-stroke triangle drawn at twice the template's size elsewhere on the surface is "
+       "the triangle template's own cloud: score 1, the nearer of the two templates. It is "
+       "reported when shapeStrokeGap (500 ms) after the lift has passed, not a millisecond "
+       "before, with the drawing's box (100..300 x 200..374) and its centre as x, y.",
+       s, [ev("shape", "recognized", lift + 500, x=200, y=287, touches=1, regions=[],
+              name="triangle", score=1, bounds={"x": 100, "y": 200, "width": 200, "height": 174})],
+       hello=hello(config={"recognizers": ["shape"], "shapes": [
+           {"name": "square", "strokes": [SQUARE]},
+           {"name": "triangle", "strokes": [TRIANGLE]}]}))
+
+s = Script()
+s.tap(0, 100, 100)
+s.advance(2000)
+vector("shape_tap_is_not_a_shape",
+       "A tap (a stroke that stays within tapMaxMovement) is never a shape, whatever the "
+       "templates: the tap is reported when the double-tap wait (300 ms after the lift) ends, "
+       "and nothing else, even long after the shape gap.",
+       s, [tap(350, 100, 100)],
+       hello=hello(config={"recognizers": ["tap", "shape"], "shapes": [
+           {"name": "triangle", "strokes": [TRIANGLE]},
+           {"name": "dot-ish", "strokes": [[[0, 0], [1, 1]]]}]}))
+
+
 # ---------------------------------------------------------------- write
 
 if __name__ == "__main__":

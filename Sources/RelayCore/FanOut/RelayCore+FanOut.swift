@@ -15,6 +15,7 @@ extension RelayCore {
       broadcastGesture(event, origin: o, in: peer.session, frame: frame)
     }
     if let scene = out.scene { broadcastScene(scene, source: origin.source, origin: origin, in: peer.session) }
+    if out.hasShapes { deliverShapes(out.shapes, origin: origin, in: peer.session) }
   }
 
   /// Queues one message for every observer in `observers` that `wants` it, made by `make` only

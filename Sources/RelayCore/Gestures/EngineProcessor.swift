@@ -16,7 +16,7 @@ final class EngineProcessor: GestureProcessor {
   func update(hello: Hello) -> EngineOutput { engine.update(hello: hello) }
   func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput? {
     let out = engine.process(frame, scratch: &scratch)
-    return out.events.isEmpty && out.errors.isEmpty && out.scene == nil ? nil : out
+    return out.events.isEmpty && out.errors.isEmpty && out.scene == nil && !out.hasShapes ? nil : out
   }
   func advance(to t: Double) -> EngineOutput { engine.advance(to: t) }
   func cancelAll(at t: Double) -> EngineOutput { engine.cancelAll(at: t) }

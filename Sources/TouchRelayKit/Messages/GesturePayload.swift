@@ -11,6 +11,8 @@ public enum GesturePayload: Sendable, Equatable {
   /// Radians since the second finger landed, clockwise positive; velocity in radians per second.
   case rotation(rotation: Double, velocity: Double)
   case swipe(direction: SwipeDirection, translation: Vector?, velocity: Vector)
+  /// A drawing like the template `name`; `score` 0 to 1; `bounds` the drawing's box.
+  case shape(name: String, score: Double, bounds: ShapeBounds)
 
   public var kind: GestureKind {
     switch self {
@@ -20,6 +22,7 @@ public enum GesturePayload: Sendable, Equatable {
     case .pinch: .pinch
     case .rotation: .rotation
     case .swipe: .swipe
+    case .shape: .shape
     }
   }
 }

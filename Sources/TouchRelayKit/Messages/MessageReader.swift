@@ -118,6 +118,11 @@ struct MessageReader {
       payload = .swipe(
         direction: direction, translation: value["translation"] == nil ? nil : try vector("translation"),
         velocity: try vector("velocity"))
+    case .shape:
+      let b = MessageReader(try member("bounds"))
+      payload = .shape(
+        name: try string("name"), score: try double("score"),
+        bounds: ShapeBounds(x: try b.double("x"), y: try b.double("y"), width: try b.double("width"), height: try b.double("height")))
     }
     let fingers = try (value["fingers"]?.arrayValue ?? []).map {
       let f = MessageReader($0)

@@ -1,0 +1,160 @@
+/// One template of `hello.config.shapes`: a named drawing, one stroke or several, each a list
+/// of `[x, y]` points in any units (matching ignores position and size).
+public struct ShapeTemplate: Sendable, Equatable, Codable {
+  public var name: String
+  public var strokes: [[[Double]]]
+
+  public init(name: String, strokes: [[[Double]]]) {
+    self.name = name
+    self.strokes = strokes
+  }
+
+  /// Templates one source may send. Each drawing is compared with every template, so this
+  /// bounds one judgement's cost (about 16 µs per template, see the engine's bench).
+  public static let maxTemplates = 64
+  /// Points one template may have, over all its strokes (it is resampled to 32 points once,
+  /// at the hello; this bounds that work and the hello's size).
+  public static let maxPointsPerTemplate = 1024
+  /// Strokes one template may have.
+  public static let maxStrokes = 16
+  /// Bytes of a template's name.
+  public static let maxNameLength = 64
+
+  /// The first thing wrong with `shapes`, as the `bad_value` the source gets, or nil.
+  static func validate(_ shapes: [ShapeTemplate]) -> ProtocolError? {
+    if shapes.count > maxTemplates {
+      return ProtocolError(.badValue, "config.shapes: at most \(maxTemplates) templates")
+    }
+    for (i, s) in shapes.enumerated() {
+      let at = "config.shapes[\(i)]"
+      if s.name.isEmpty || s.name.utf8.count > maxNameLength {
+        return ProtocolError(.badValue, "\(at).name must be 1 to \(maxNameLength) bytes")
+      }
+      if s.strokes.isEmpty || s.strokes.count > maxStrokes {
+        return ProtocolError(.badValue, "\(at).strokes must hold 1 to \(maxStrokes) strokes")
+      }
+      var points = 0
+      var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+      for stroke in s.strokes {
+        if stroke.isEmpty { return ProtocolError(.badValue, "\(at): every stroke needs a point") }
+        for p in stroke {
+          guard p.count == 2, p[0].isFinite, p[1].isFinite, abs(p[0]) <= 1e9, abs(p[1]) <= 1e9 else {
+            return ProtocolError(.badValue, "\(at): every point must be [x, y], two finite numbers")
+          }
+          minX = min(minX, p[0])
+          maxX = max(maxX, p[0])
+          minY = min(minY, p[1])
+          maxY = max(maxY, p[1])
+        }
+        points += stroke.count
+      }
+      if points > maxPointsPerTemplate {
+        return ProtocolError(.badValue, "\(at): at most \(maxPointsPerTemplate) points")
+      }
+      // A template of one point has no size to scale to a unit box.
+      if !(maxX > minX || maxY > minY) {
+        return ProtocolError(.badValue, "\(at): the points must not all be the same")
+      }
+    }
+    return nil
+  }
+
+  /// `shapeStrokeGap` and `shapeMinScore` (beside the other members' checks).
+  static func validate(strokeGap: Double?, minScore: Double?) -> ProtocolError? {
+    if let v = strokeGap, !(v >= 0 && v <= 60_000) {
+      return ProtocolError(.badValue, "config.shapeStrokeGap must be a number from 0 to 60000")
+    }
+    if let v = minScore, !(v >= 0 && v <= 1) {
+      return ProtocolError(.badValue, "config.shapeMinScore must be a number from 0 to 1")
+    }
+    return nil
+  }
+}
+
+/// A drawing the engine recognized as one of the source's `shapes` (`gesture` `shape`).
+public struct ShapeEvent: Sendable, Equatable {
+  /// The gesture instance's id, from the same count as the other gestures'.
+  public var id: Int
+  /// When the drawing was judged: the last lift plus `shapeStrokeGap` (device ms).
+  public var t: Double
+  /// The template's name.
+  public var name: String
+  /// 0 to 1 (protocol/gestures.md, "Shapes").
+  public var score: Double
+  /// The centre of the drawing's bounding box.
+  public var x: Double
+  public var y: Double
+  /// The drawing's bounding box, in the device's points (`bounds`).
+  public var left: Double
+  public var top: Double
+  public var width: Double
+  public var height: Double
+  /// The regions the box's centre hit.
+  public var regions: [String]
+
+  public init(
+    id: Int, t: Double, name: String, score: Double, left: Double, top: Double, width: Double, height: Double,
+    regions: [String] = []
+  ) {
+    self.id = id
+    self.t = t
+    self.name = name
+    self.score = score
+    self.x = left + width / 2
+    self.y = top + height / 2
+    self.left = left
+    self.top = top
+    self.width = width
+    self.height = height
+    self.regions = regions
+  }
+}
+
+extension ServerMessage {
+  /// A `shape` as a `gesture` message: the members every gesture has (`x`, `y` the box's
+  /// centre, `touches` 1, state `recognized`), then `name`, `score` and `bounds`.
+  public static func write(_ s: ShapeEvent, origin: Origin, _ w: inout JSONWriter) {
+    w.beginObject()
+    w.key("type")
+    w.string(literal: "gesture")
+    write(origin, &w)
+    w.key("id")
+    w.int(Int64(s.id))
+    w.key("gesture")
+    w.string(literal: "shape")
+    w.key("state")
+    w.string(literal: "recognized")
+    w.key("touches")
+    w.int(1)
+    w.key("x")
+    w.number(s.x)
+    w.key("y")
+    w.number(s.y)
+    w.key("regions")
+    w.beginArray()
+    for r in s.regions { w.string(r) }
+    w.endArray()
+    w.key("name")
+    w.string(s.name)
+    w.key("score")
+    w.number(s.score)
+    w.key("bounds")
+    w.beginObject()
+    w.key("x")
+    w.number(s.left)
+    w.key("y")
+    w.number(s.top)
+    w.key("width")
+    w.number(s.width)
+    w.key("height")
+    w.number(s.height)
+    w.endObject()
+    w.endObject()
+  }
+
+  public static func shape(_ s: ShapeEvent, origin: Origin, headroom: Int = 0) -> [UInt8] {
+    var w = JSONWriter(headroom: headroom, capacity: 256 + s.name.utf8.count * 6)
+    write(s, origin: origin, &w)
+    return w.bytes
+  }
+}
