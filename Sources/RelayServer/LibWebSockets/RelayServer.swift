@@ -144,6 +144,10 @@ public final class RelayServer: Sendable {
     // Before the context, which sizes its descriptor table from the limit.
     let budget = DescriptorBudget.claim(recording: configuration.recordDirectory != nil)
     descriptors.withLock { $0 = budget }
+    // Every receive buffer is a connection's, so one per descriptor is room enough.
+    ReceiveBuffers.install(
+      slots: min(budget.limit, ReceiveBuffers.mostSlots),
+      bytes: ReceiveBuffers.requestSize(rxBufferSize: ContextResources.rxBufferSize))
     if budget.limit > budget.previousLimit {
       logger.info(
         "raised the descriptor limit", metadata: ["from": "\(budget.previousLimit)", "to": "\(budget.limit)"])
@@ -377,6 +381,10 @@ public final class RelayServer: Sendable {
 
 /// C memory libwebsockets reads for the context's lifetime.
 private final class ContextResources {
+  /// The largest piece of a message lws hands over at once (larger ones come in pieces, which
+  /// `LWSCallback` joins): 16 KiB with lws' `LWS_PRE` and zlib's 4 bytes, so that each buffer
+  /// is exactly four pages of `ReceiveBuffers`.
+  static let rxBufferSize = 16 * 1024 - Int(tr_lws_pre()) - 4
   let iface: UnsafeMutablePointer<CChar>?
   let ipv6: Bool
   let protocolName: UnsafeMutablePointer<CChar>
@@ -415,7 +423,7 @@ private final class ContextResources {
     p.name = UnsafePointer(protocolName)
     p.callback = relayCallback
     p.per_session_data_size = 0
-    p.rx_buffer_size = 16 * 1024
+    p.rx_buffer_size = Self.rxBufferSize
     protocols.initialize(to: p)
     // Raw sockets (`RawSocket`): the cluster bus's Redis connections read into this buffer.
     var raw = lws_protocols()
