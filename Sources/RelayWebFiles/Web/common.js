@@ -159,17 +159,44 @@ const TR = (function () {
     ctx.stroke();
   }
 
+  /**
+   * A line whose width follows its pen's pressure (gestures.md, sketch: `widths`, one per
+   * point): each segment as wide as its two ends' mean, `extra` added (the selection's).
+   */
+  function pressureLine(ctx, points, widths, extra) {
+    if (points.length < 2) {
+      ctx.lineWidth = widths[0] + extra;
+      polyline(ctx, points);
+      return;
+    }
+    for (let i = 1; i < points.length; i++) {
+      ctx.lineWidth = (widths[i - 1] + widths[i]) / 2 + extra;
+      ctx.beginPath();
+      ctx.moveTo(points[i - 1][0], points[i - 1][1]);
+      ctx.lineTo(points[i][0], points[i][1]);
+      ctx.stroke();
+    }
+  }
+
   function drawSketch(ctx, state) {
     ctx.lineCap = "round";
     ctx.lineJoin = "round";
     (state.lines || []).forEach((line, i) => {
       const selected = state.selected === i;
       ctx.strokeStyle = selected ? "#f72585" : "#e0e0e0";
+      if (line.widths && line.points && line.widths.length === line.points.length) {
+        pressureLine(ctx, line.points, line.widths, selected ? 3 : 0);
+        return;
+      }
       ctx.lineWidth = selected ? 7 : 4;
       polyline(ctx, line.points);
     });
     (state.drawing || []).forEach((line) => {
       ctx.strokeStyle = fingerColor(line.touch);
+      if (line.widths && line.points && line.widths.length === line.points.length) {
+        pressureLine(ctx, line.points, line.widths, 0);
+        return;
+      }
       ctx.lineWidth = 4;
       polyline(ctx, line.points);
     });
