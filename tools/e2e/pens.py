@@ -5,7 +5,8 @@ received of each: a plain finger sends x and y only, as before; a finger with a 
 and radius sends `pressure` and `radius`; a pen above the glass sends `hover: true` entries
 (kind `pen`, no pressure), then, touching, `kind`, `pressure` and its angles from the tilt;
 and the sketch scene's finished pen line has one width per point that follows the pressure
-(gestures.md, sketch)."""
+(gestures.md, sketch). Then the watch page shows a `shape` gesture of a source that draws one
+of its templates: its name and score, as the other gestures are shown."""
 import asyncio
 import json
 import math
@@ -128,3 +129,55 @@ async def check_pens(browser, base, failures):
     for p in page.problems:
         failures.append(f"{page.name} page: {p}")
 
+
+# A right-angled triangle, one stroke, as a source's template and as what it draws.
+TRIANGLE = [[100, 300], [200, 100], [300, 300], [100, 300]]
+
+
+def along(points, n):
+    """`n` points evenly along the polyline."""
+    cum = [0.0]
+    for a, b in zip(points, points[1:]):
+        cum.append(cum[-1] + math.dist(a, b))
+    out, j = [], 0
+    for k in range(n):
+        d = cum[-1] * k / (n - 1)
+        while j < len(points) - 2 and cum[j + 1] < d:
+            j += 1
+        f = (d - cum[j]) / (cum[j + 1] - cum[j])
+        a, b = points[j], points[j + 1]
+        out.append([round(a[0] + (b[0] - a[0]) * f, 2), round(a[1] + (b[1] - a[1]) * f, 2)])
+    return out
+
+
+async def check_shape_label(browser, base, failures):
+    """The watch page shows a `shape` gesture with its name and score."""
+    session = f"e2e-{browser.name}-shape"
+    ws_base = "ws" + base[len("http"):]
+    watch = await browser.open_page("watch-shape", 1280, 860, False)
+    await watch.navigate(f"{base}/watch/{session}")
+    await watch.wait_for("document.getElementById('state').className.includes('live')")
+    async with websockets.connect(f"{ws_base}/v1/source/{session}", subprotocols=["touchrelay.v1"]) as src:
+        await src.send(json.dumps({"type": "hello", "device": {"name": "shapes", "width": 400, "height": 400},
+                                   "config": {"shapes": [{"name": "triangle", "strokes": [TRIANGLE]}]}}))
+        await src.recv()
+        points = along(TRIANGLE, 40)
+        for i, (x, y) in enumerate(points):
+            phase = "began" if i == 0 else "ended" if i == len(points) - 1 else "moved"
+            await src.send(json.dumps({"type": "frame", "seq": i + 1, "t": 1000 + 16 * i,
+                                       "touches": [{"id": 1, "phase": phase, "x": x, "y": y}]}))
+            await asyncio.sleep(0.005)
+        log = "[...document.querySelectorAll('.source .log li')].map(li => li.textContent)"
+        try:
+            await watch.wait_for(f"{log}.some(t => t.startsWith('shape triangle'))", timeout=5)
+        except AssertionError:
+            pass
+        entries = await watch.eval(log)
+    shown = [e for e in entries or [] if e.startswith("shape")]
+    print(f"   watch log of a drawn triangle: {shown}")
+    if not shown or not shown[0].startswith("shape triangle ") or not shown[0].endswith("%"):
+        failures.append(f"the watch page should log the shape with its name and score: {entries}")
+    if hasattr(watch, "collect_problems"):
+        await watch.collect_problems()
+    for p in watch.problems:
+        failures.append(f"{watch.name} page: {p}")

@@ -48,12 +48,15 @@ const TR = (function () {
         return n + "pan " + Math.round(tr.x) + ", " + Math.round(tr.y);
       }
       case "longpress": return "long press";
+      // A drawing like one of the source's templates: its name and how close (0 to 1).
+      case "shape": return "shape " + (g.name || "?") + " " + Math.round((g.score || 0) * 100) + "%";
       default: return String(g.gesture);
     }
   }
 
   const gestureColors = {
     tap: "#4cc9f0", longpress: "#f9c74f", pan: "#90be6d", pinch: "#f72585", rotation: "#b388ff", swipe: "#ff9e00",
+    shape: "#43aa8b",
   };
 
   const fingerColors = ["#4cc9f0", "#f72585", "#90be6d", "#f9c74f", "#b388ff", "#ff9e00", "#43aa8b", "#ff6b6b"];
