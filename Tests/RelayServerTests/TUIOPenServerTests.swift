@@ -68,4 +68,29 @@ extension TUIOServerTests {
     // One cursor, the finger's, in both bundles.
     #expect(alive.map(\.count) == [1, 1])
   }
+
+  @Test func aFormatTUIO2ObserverGetsPointersWithPressureAndRadius() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    #expect(await relay.upgradeStatus(relay.url("/v1/observe/q?format=tuio3")).0 == 400)
+    let (watcher, _) = try await relay.observer("q", query: "format=tuio2")
+    let (src, _) = try await relay.source("q")
+    _ = try await watcher.nextJSON(type: "source")
+    try await src.send(texts: [
+      #"{"type":"frame","seq":1,"t":10,"touches":[{"id":1,"phase":"began","x":100,"y":200,"kind":"pen","#
+        + #""pressure":0.5,"radius":4},{"id":-2,"phase":"began","x":50,"y":50,"kind":"pen","hover":true}]}"#
+    ])
+    var ptrs: [OSCMessage] = []
+    while ptrs.isEmpty {
+      guard case .binary(let bytes) = try await watcher.next(timeout: TestTime.seconds(10)) else { continue }
+      guard case .bundle(let b) = try OSCDecoder.decode(bytes).get() else { continue }
+      #expect(b.messages.first?.address == "/tuio2/frm")
+      ptrs = b.messages.filter { $0.address == "/tuio2/ptr" }
+    }
+    // The source's surface is 400 x 800: one pointer (the hovering pen is none), its radius
+    // 4/400 of the width and its press the pressure.
+    #expect(ptrs.count == 1)
+    #expect(ptrs.first?.arguments.suffix(2) == [.float32(0.01), .float32(0.5)])
+    #expect(ptrs.first?.arguments[3] == .float32(0.25) && ptrs.first?.arguments[4] == .float32(0.25))
+  }
 }

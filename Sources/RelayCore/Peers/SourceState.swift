@@ -22,6 +22,8 @@ public final class SourceState {
   /// This source's frames as TUIO bundles, from the first `format=tuio` observer on (its
   /// velocities and session ids need every frame after that).
   var tuioWriter: TUIOCursorWriter?
+  /// The same as TUIO 2.0 bundles, from the first `format=tuio2` observer on.
+  var tuio2Writer: TUIOPointerWriter?
   /// It resumed on another cluster node: it closes without `left` or a resume window.
   var handedOver = false
 
