@@ -54,7 +54,8 @@ public struct ObserverFilter: Equatable, Sendable {
         return .failure(.badRequest("unknown query parameter '\(name.prefix(32))'"))
       }
     }
-    if f.format != .json { f.raw = true }
+    if f.format == .tuio2 { f.raw = true }
+    if f.format == .tuio { f.raw = true }
     return .success(f)
   }
 

@@ -9,7 +9,7 @@ import TouchProtocol
 extension RelayCore {
   func mirrorTUIO(_ frame: Frame, origin: Origin, state: SourceState, in session: Session) {
     let name = "touchrelay:\(state.info.id)@\(configuration.tuioHost)"
-    if state.tuioWriter == nil && session.tuioObservers > session.tuio2Observers {
+    if state.tuioWriter == nil && session.tuioObservers > 0 {
       state.tuioWriter = TUIOCursorWriter(sourceName: name)
     }
     if state.tuio2Writer == nil && session.tuio2Observers > 0 {

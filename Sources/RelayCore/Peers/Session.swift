@@ -9,8 +9,8 @@ public final class Session {
   public internal(set) var sources: [Peer] = []
   public internal(set) var observers: [Peer] = [] {
     didSet {
-      tuioObservers = observers.reduce(0) { $0 + ($1.filter.format != .json ? 1 : 0) }
       tuio2Observers = observers.reduce(0) { $0 + ($1.filter.format == .tuio2 ? 1 : 0) }
+      tuioObservers = observers.reduce(0) { $0 + ($1.filter.format == .tuio ? 1 : 0) }
       observersBuffer = hintAddress(of: observers)
       firstObserver = observers.first.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
     }
@@ -20,11 +20,11 @@ public final class Session {
   /// prefetch is meant to hide. Hints only: nothing reads or writes through them.
   private var observersBuffer: UnsafeRawPointer?
   private var firstObserver: UnsafeRawPointer?
-  /// Observers that asked for `format=tuio` or `tuio2`: counted when observers come and go, as every
+  /// Observers that asked for `format=tuio2` (TUIO 2.0), counted as `tuioObservers` are.
+  private(set) var tuio2Observers = 0
+  /// Observers that asked for `format=tuio`: counted when observers come and go, as every
   /// frame asks (an observer's filter is set when it opens).
   private(set) var tuioObservers = 0
-  /// Of these, the `format=tuio2` ones (the others are TUIO 1.1's).
-  private(set) var tuio2Observers = 0
   /// Sources that dropped without a clean close and may still resume, by source id.
   public internal(set) var departed: [String: DepartedSource] = [:]
   /// A cluster node's stream of records for this session on the bus, and the number of its
