@@ -313,7 +313,9 @@ public final class RelayCore {
     state.engine.prefetchBuffers()
     let touches = mirror(frame, origin: origin, in: peer.session, text: text)
     // A TUIO bundle once a `format=tuio` observer came, and from then on (see `mirrorTUIO`).
-    if state.tuioWriter != nil || peer.session.tuioObservers > 0 {
+    if state.tuioWriter != nil || state.tuio2Writer != nil || peer.session.tuioObservers > 0
+      || peer.session.tuio2Observers > 0
+    {
       mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
     }
     counters.framesIn += 1

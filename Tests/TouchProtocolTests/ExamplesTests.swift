@@ -393,6 +393,34 @@ private enum ServerExamples {
         ]),
         origin: Origin(source: "s3", seq: 77, t: 9120, rt: 705001.3))
     },
+    "server-scene-sketch-pressure.json": {
+      ServerMessage.scene(
+        source: "s3",
+        state: .object([
+          ("scene", .string("sketch")),
+          (
+            "lines",
+            .array([
+              .object([("points", .array([point(10, 20), point(14.5, 26), point(20, 33)]))]),
+              .object([
+                ("points", .array([point(40, 50), point(48, 52), point(57, 55)])),
+                ("widths", .array([.number(2.2), .number(4), .number(5.8)])),
+              ]),
+            ])
+          ),
+          ("selected", .null),
+          (
+            "drawing",
+            .array([
+              .object([
+                ("touch", .number(-2)), ("points", .array([point(200, 300), point(204, 310)])),
+                ("widths", .array([.number(3.4), .number(4.6)])),
+              ])
+            ])
+          ),
+        ]),
+        origin: Origin(source: "s3", seq: 91, t: 9480, rt: 705361.8))
+    },
     "server-dropped.json": { ServerMessage.dropped(count: 17) },
   ]
 }

@@ -1227,6 +1227,21 @@ vector("pen_lifted_to_hover_is_cancelled",
        "so cancelled, its pan too (as a missing finger). A later pen touch is a tap of its own.",
        s, [ev("pan", "began", 50), ev("pan", "cancelled", 100), tap(850, 200, 200)])
 
+s = Script()
+PRESSURES = [0, 0.25, 0.5, 0.75, 1]
+s.frame(0, raw=[pen(1, "began", 50, 100, pressure=PRESSURES[0])])
+for k in range(1, 5):
+    s.frame(100 * k, raw=[pen(1, "moved", 50 + 25 * k, 100, pressure=PRESSURES[k])])
+s.frame(500, raw=[pen(1, "ended", 150, 100, pressure=1)])
+vector("sketch_pen_line_width_follows_pressure",
+       "A pen's line in the sketch scene has one width per point, 4 x (0.25 + 1.5 x pressure) "
+       "points (gestures.md, sketch, 'Width from pressure'): 1 at no pressure, today's 4 at 0.5, "
+       "7 at the most; the pen is a finger to the engine, so its line is a pan too.",
+       s, [ev("pan", "began", 100, translation={"x": 25, "y": 0})]
+       + [ev("pan", "changed", 100 * k) for k in range(2, 5)] + [ev("pan", "ended", 500)],
+       hello=hello(scene="sketch"),
+       scene={"scene": "sketch", "lines": [dict(line_pts(100), widths=[4 * (0.25 + 1.5 * p) for p in PRESSURES])],
+              "selected": None, "drawing": []})
 
 # ---------------------------------------------------------------- shapes
 # config.shapes (gestures.md, "Shapes"): a drawing is judged when shapeStrokeGap (default

@@ -6,11 +6,12 @@ public struct ObserverFilter: Equatable, Sendable {
   public var source: String?
   public var gestures: GestureKinds?
   /// `format=tuio`: touches as TUIO 1.1 bundles and gestures as `/touchrelay/gesture`, both
-  /// OSC in binary messages (the protocol's notices stay JSON). Implies `raw`.
+  /// OSC in binary messages (the protocol's notices stay JSON). Implies `raw`. `format=tuio2`:
+  /// the same with TUIO 2.0 bundles, which carry a pointer's pressure and radius.
   public var format = Format.json
 
   public enum Format: String, Sendable {
-    case json, tuio
+    case json, tuio, tuio2
   }
 
   public init(raw: Bool = false, source: String? = nil, gestures: GestureKinds? = nil) {
@@ -42,7 +43,9 @@ public struct ObserverFilter: Equatable, Sendable {
         }
         f.gestures = set
       case "format":
-        guard let format = Format(rawValue: value) else { return .failure(.badRequest("format must be json or tuio")) }
+        guard let format = Format(rawValue: value) else {
+          return .failure(.badRequest("format must be json, tuio or tuio2"))
+        }
         f.format = format
       case "token":
         // Checked by the access policy before the upgrade.
@@ -51,6 +54,7 @@ public struct ObserverFilter: Equatable, Sendable {
         return .failure(.badRequest("unknown query parameter '\(name.prefix(32))'"))
       }
     }
+    if f.format == .tuio2 { f.raw = true }
     if f.format == .tuio { f.raw = true }
     return .success(f)
   }

@@ -73,7 +73,7 @@ extension RelayCore {
         .gesture, in: session, source: origin.source, origin: origin, supersedable: e.state.isSupersedable,
         gesture: e, payload: message ?? make())
     }
-    if session.tuioObservers > 0 { broadcastGestureTUIO(e, origin: origin, in: session) }
+    if session.tuioObservers > 0 || session.tuio2Observers > 0 { broadcastGestureTUIO(e, origin: origin, in: session) }
   }
 
   /// `origin` is nil for a state no frame caused (a source's first scene).

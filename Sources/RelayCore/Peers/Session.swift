@@ -9,6 +9,7 @@ public final class Session {
   public internal(set) var sources: [Peer] = []
   public internal(set) var observers: [Peer] = [] {
     didSet {
+      tuio2Observers = observers.reduce(0) { $0 + ($1.filter.format == .tuio2 ? 1 : 0) }
       tuioObservers = observers.reduce(0) { $0 + ($1.filter.format == .tuio ? 1 : 0) }
       observersBuffer = hintAddress(of: observers)
       firstObserver = observers.first.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
@@ -19,6 +20,8 @@ public final class Session {
   /// prefetch is meant to hide. Hints only: nothing reads or writes through them.
   private var observersBuffer: UnsafeRawPointer?
   private var firstObserver: UnsafeRawPointer?
+  /// Observers that asked for `format=tuio2` (TUIO 2.0), counted as `tuioObservers` are.
+  private(set) var tuio2Observers = 0
   /// Observers that asked for `format=tuio`: counted when observers come and go, as every
   /// frame asks (an observer's filter is set when it opens).
   private(set) var tuioObservers = 0

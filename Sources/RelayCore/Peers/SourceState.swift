@@ -19,6 +19,8 @@ public final class SourceState {
   /// in the `rate_limited` error).
   var frameGate: RateGate
   var lastRateLimitedSeq: Int64 = 0
+  /// This source's frames as TUIO 2.0 bundles, from the first `format=tuio2` observer on.
+  var tuio2Writer: TUIOPointerWriter?
   /// This source's frames as TUIO bundles, from the first `format=tuio` observer on (its
   /// velocities and session ids need every frame after that).
   var tuioWriter: TUIOCursorWriter?
