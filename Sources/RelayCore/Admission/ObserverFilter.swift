@@ -8,6 +8,9 @@ public struct ObserverFilter: Equatable, Sendable {
   /// `format=tuio`: touches as TUIO 1.1 bundles and gestures as `/touchrelay/gesture`, both
   /// OSC in binary messages (the protocol's notices stay JSON). Implies `raw`.
   public var format = Format.json
+  /// `predict=MS` (1 to 100): each moving touch of its `touches` messages also carries where
+  /// it is expected MS ms after the frame (`predicted`). Implies `raw`.
+  public var predict: Int?
 
   public enum Format: String, Sendable {
     case json, tuio
@@ -44,6 +47,11 @@ public struct ObserverFilter: Equatable, Sendable {
       case "format":
         guard let format = Format(rawValue: value) else { return .failure(.badRequest("format must be json or tuio")) }
         f.format = format
+      case "predict":
+        guard value.utf8.count <= 3, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+          let ms = Int(value), (1...100).contains(ms)
+        else { return .failure(.badRequest("predict must be a whole number of ms from 1 to 100")) }
+        f.predict = ms
       case "token":
         // Checked by the access policy before the upgrade.
         continue
@@ -52,6 +60,10 @@ public struct ObserverFilter: Equatable, Sendable {
       }
     }
     if f.format == .tuio { f.raw = true }
+    if f.predict != nil {
+      guard f.format == .json else { return .failure(.badRequest("predict is for JSON observers, not format=tuio")) }
+      f.raw = true
+    }
     return .success(f)
   }
 
