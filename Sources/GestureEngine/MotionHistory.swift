@@ -36,11 +36,14 @@ struct MotionHistory: Sendable {
   mutating func reset() { samples.removeAll(keepingCapacity: true) }
 
   mutating func add(t: Double, x: Double, y: Double) {
-    if let last = samples.last, last.t >= t {
+    if let last = samples.last, last.t == t {
       // The same instant (a source may send two frames with one `t`): the newest position
       // counts, and no two samples share a time.
-      samples[samples.count - 1] = Sample(t: last.t, x: x, y: y)
+      samples[samples.count - 1] = Sample(t: t, x: x, y: y)
     } else {
+      // A clock that went back (a source resumed on another node starts its `t` over): what
+      // came before is another motion's.
+      if let last = samples.last, last.t > t { samples.removeAll(keepingCapacity: true) }
       samples.append(Sample(t: t, x: x, y: y))
     }
     let newest = samples[samples.count - 1].t
