@@ -13,7 +13,9 @@ extension RelayCore {
     _ plain: UnsafeRawBufferPointer, t: Double, source: String, predictor: inout PositionPredictor,
     in session: Session, createdAt: Int64
   ) {
-    let wants = { (obs: Peer) in obs.filter.predict != nil && obs.filter.wants(source: source) }
+    let wants = { (obs: Peer) in
+      obs.filter.predict != nil && obs.filter.format == .json && obs.filter.wants(source: source)
+    }
     guard session.observers.firstIndexBorrowed(where: wants) != nil else { return }
     guard let scanned = TouchesMessageEntries(plain) else {
       // Only a record from the bus that is not quite a `touches` message: sent on as it came.
