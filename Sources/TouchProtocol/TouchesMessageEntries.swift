@@ -24,10 +24,10 @@ public struct TouchesMessageEntries: Sendable {
 
   public private(set) var entries: [Entry] = []
 
-  /// Nil when `message` is not a JSON object whose `touches` is an array of entries, each with
-  /// an integer `id`, a known `phase` and numbers `x` and `y`: a record from the bus that
-  /// looks like a message but is not one (`ClusterNode.check` looks no further) is sent on
-  /// without predictions.
+  /// Nil unless `message` is one JSON object (nothing after it) whose `touches` is an array of
+  /// entries, each with an integer `id`, a known `phase` and numbers `x` and `y`: a record from
+  /// the bus that looks like a message but is not one (`ClusterNode.check` looks no further)
+  /// is sent on without predictions.
   public init?(_ message: UnsafeRawBufferPointer) {
     var s = JSONScanner(message, maxDepth: Limits().maxDepth)
     var found: [Entry] = []
@@ -43,10 +43,12 @@ public struct TouchesMessageEntries: Sendable {
           found.append(try Self.entry(&s))
         }
       }
+      s.skipWhitespace()
     } catch {
       return nil
     }
-    guard sawTouches else { return nil }
+    // One JSON object and nothing after it: what is read back splices into valid JSON.
+    guard sawTouches, s.atEnd else { return nil }
     entries = found
   }
 

@@ -1,3 +1,4 @@
+import ConformanceSupport
 import Testing
 import TouchProtocol
 
@@ -38,5 +39,40 @@ import TouchProtocol
       #expect(entries(bad) == nil, "\(bad)")
     }
     #expect(entries(#"{"touches":[]}"#) == [])
+  }
+
+  /// A record from the bus is anyone's bytes: mangled messages are read back or refused, never
+  /// a crash, and what is read back splices into valid JSON.
+  @Test func mangledMessagesAreReadBackOrRefusedAndSpliceIntoJSON() {
+    let base = Array(
+      (#"{"type":"touches","source":"A.s1","seq":3,"t":1020,"rt":5.5,"touches":[{"id":1,"phase":"moved","#
+        + #""x":30,"y":10,"kind":"pen","pressure":0.5},{"id":2,"phase":"began","x":1e2,"y":-3.25,"hover":false}]}"#).utf8)
+    let alphabet = Array(#"{}[]",:0123456789.-e truefalsnul\"#.utf8)
+    var rng = SeededLCG(state: 40)
+    var readBack = 0
+    for _ in 0..<5000 {
+      var bytes = base
+      for _ in 0...rng.below(4) {
+        let i = rng.below(bytes.count)
+        switch rng.below(4) {
+        case 0: bytes[i] = alphabet[rng.below(alphabet.count)]
+        case 1: bytes.remove(at: i)
+        case 2: bytes.insert(alphabet[rng.below(alphabet.count)], at: i)
+        default: bytes.removeSubrange(i...)
+        }
+        if bytes.isEmpty { break }
+      }
+      bytes.withUnsafeBytes { raw in
+        guard let entries = TouchesMessageEntries(raw)?.entries else { return }
+        readBack += 1
+        #expect(entries.allSatisfy { raw[$0.end] == UInt8(ascii: "}") })
+        var w = JSONWriter()
+        ServerMessage.writePredicted(raw, entries.map { ServerMessage.Prediction(end: $0.end, x: 1, y: 2) }, &w)
+        w.withUnsafeBytes { out in
+          #expect(JSONSyntax.isValue(out), "\(String(decoding: bytes, as: UTF8.self))")
+        }
+      }
+    }
+    #expect(readBack > 100, "mutations too harsh to test the splice: \(readBack)")
   }
 }
