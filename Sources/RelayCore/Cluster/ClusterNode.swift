@@ -1,5 +1,5 @@
-import Logging
 import GestureEngine
+import Logging
 import TouchProtocol
 
 /// A cluster node (protocol/README.md, "Cluster"): what this node puts on the bus for the
