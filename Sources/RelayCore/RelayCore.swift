@@ -311,7 +311,7 @@ public final class RelayCore {
     let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt, sourceMember: state.sourceMember)
     peer.session.prefetchObservers()
     state.engine.prefetchBuffers()
-    let touches = mirror(frame, origin: origin, in: peer.session, text: text)
+    let touches = mirror(frame, origin: origin, in: peer.session, text: text, state: state)
     // A TUIO bundle once a `format=tuio` observer came, and from then on (see `mirrorTUIO`).
     if state.tuioWriter != nil || state.tuio2Writer != nil || peer.session.tuioObservers > 0
       || peer.session.tuio2Observers > 0

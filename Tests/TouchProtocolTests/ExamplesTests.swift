@@ -310,6 +310,18 @@ private enum ServerExamples {
           ]),
         origin: Origin(source: "s1", seq: 8, t: 18251.2, rt: 697126.75))
     },
+    "server-touches-predicted.json": {
+      // An observer with `?predict=33`: the message others get, `predicted` spliced in.
+      let plain = ServerMessage.touches(
+        Frame(seq: 8, t: 18242.5, touches: [TouchPoint(id: 1, phase: .moved, x: 128.5, y: 214)]),
+        origin: Origin(source: "s1", seq: 8, t: 18242.5, rt: 697118.1))
+      var w = JSONWriter()
+      plain.withUnsafeBytes { bytes in
+        let entries = TouchesMessageEntries(bytes)!.entries
+        ServerMessage.writePredicted(bytes, [ServerMessage.Prediction(end: entries[0].end, x: 161.25, y: 230.5)], &w)
+      }
+      return w.bytes
+    },
     "server-gesture-tap.json": {
       ServerMessage.gesture(
         GestureEvent(

@@ -9,6 +9,9 @@ public struct ObserverFilter: Equatable, Sendable {
   /// OSC in binary messages (the protocol's notices stay JSON). Implies `raw`. `format=tuio2`:
   /// the same with TUIO 2.0 bundles, which carry a pointer's pressure and radius.
   public var format = Format.json
+  /// `predict=MS` (1 to 100): each moving touch of its `touches` messages also carries where
+  /// it is expected MS ms after the frame (`predicted`). Implies `raw`.
+  public var predict: Int?
 
   public enum Format: String, Sendable {
     case json, tuio, tuio2
@@ -47,6 +50,11 @@ public struct ObserverFilter: Equatable, Sendable {
           return .failure(.badRequest("format must be json, tuio or tuio2"))
         }
         f.format = format
+      case "predict":
+        guard value.utf8.count <= 3, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+          let ms = Int(value), (1...100).contains(ms)
+        else { return .failure(.badRequest("predict must be a whole number of ms from 1 to 100")) }
+        f.predict = ms
       case "token":
         // Checked by the access policy before the upgrade.
         continue
@@ -54,8 +62,13 @@ public struct ObserverFilter: Equatable, Sendable {
         return .failure(.badRequest("unknown query parameter '\(name.prefix(32))'"))
       }
     }
-    if f.format == .tuio2 { f.raw = true }
-    if f.format == .tuio { f.raw = true }
+    if f.format != .json { f.raw = true }
+    if f.predict != nil {
+      guard f.format == .json else {
+        return .failure(.badRequest("predict is for JSON observers, not format=\(f.format.rawValue)"))
+      }
+      f.raw = true
+    }
     return .success(f)
   }
 

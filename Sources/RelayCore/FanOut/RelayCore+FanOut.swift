@@ -32,7 +32,11 @@ extension RelayCore {
   /// `text`: the parts of the source's message that are the server's own text for them
   /// (`MessageDecoder.compactFrame`): copied, not written again.
   /// Returns the message made, for the frame's gestures to copy their origin from.
-  func mirror(_ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText()) -> FrameOrigin? {
+  /// `state`: the source's, whose predictor `predict=MS` observers' copies take (see
+  /// `fanOutPredicted`).
+  func mirror(
+    _ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText(), state: SourceState? = nil
+  ) -> FrameOrigin? {
     var originText = 0..<0
     func make() -> OutgoingMessage {
       deliveries.messagePool.message(
@@ -41,8 +45,16 @@ extension RelayCore {
       ) { originText = ServerMessage.write(frame, origin: origin, text: text, &$0) }
     }
     var message = fanOut(to: session.observers, where: {
-      $0.filter.raw && $0.filter.format == .json && $0.filter.wants(source: origin.source)
+      $0.filter.raw && $0.filter.format == .json && $0.filter.predict == nil && $0.filter.wants(source: origin.source)
     }, make)
+    if let state, session.predictObservers > 0 {
+      let m = message ?? make()
+      message = m
+      m.withPayload {
+        fanOutPredicted(
+          $0, t: frame.t, source: origin.source, predictor: &state.predictor, in: session, createdAt: origin.createdAt)
+      }
+    }
     if let node = clusterNode {
       let m = message ?? make()
       message = m

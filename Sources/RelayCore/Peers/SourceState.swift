@@ -1,4 +1,5 @@
 import CPrefetch
+import GestureEngine
 import TUIO
 import TouchProtocol
 
@@ -24,6 +25,8 @@ public final class SourceState {
   /// This source's frames as TUIO bundles, from the first `format=tuio` observer on (its
   /// velocities and session ids need every frame after that).
   var tuioWriter: TUIOCursorWriter?
+  /// Its touches' predicted positions, fed while a `predict=MS` observer follows the session.
+  var predictor = PositionPredictor()
   /// It resumed on another cluster node: it closes without `left` or a resume window.
   var handedOver = false
 
