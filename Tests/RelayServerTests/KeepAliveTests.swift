@@ -75,6 +75,28 @@ import TouchRelayClient
     #expect(ws.isActive)
   }
 
+  /// Silence is silence of every kind: a source that streams but never answers a ping (some
+  /// embedded clients do not) is not hung up on, as protocol §6 says ("without any traffic").
+  @Test func aPeerThatSendsButNeverAnswersPingsStays() async throws {
+    let relay = try TestRelay {
+      $0.pingInterval = 1
+      $0.idleTimeout = UInt16(3 * TestTime.scale)
+    }
+    defer { relay.stop() }
+    var mute = WebSocketConfiguration()
+    mute.autoPong = false
+    let (phone, _) = try await relay.source("streaming", configuration: mute)
+    let end = ContinuousClock.now + TestTime.seconds(5)
+    var seq = 0
+    while ContinuousClock.now < end {
+      seq += 1
+      try await phone.send(text: frameText(seq, t: Double(seq) * 500, [(1, seq == 1 ? "began" : "moved", 10, 10)]))
+      _ = try await phone.receiveAll(for: .milliseconds(500))
+    }
+    #expect(phone.isActive, "a source streaming for 5 s was hung up on after 3 s without a pong")
+    await phone.close()
+  }
+
   @Test func permessageDeflateIsOffered() async throws {
     let relay = try TestRelay()
     defer { relay.stop() }

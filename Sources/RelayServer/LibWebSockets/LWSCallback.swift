@@ -73,7 +73,9 @@ private func serve(
       target, address: LWSRequest.client(of: wsi, trusting: driver.trustedProxies),
       token: LWSRequest.token(of: wsi, args: args),
       wallClock: WallClock.nowSeconds(), at: driver.now())
-    let link = LWSPeer(wsi: wsi, peer: peer, batchesWrites: driver.config.writeBatchBytes > 0 && !deflate)
+    let link = LWSPeer(
+      wsi: wsi, peer: peer, batchesWrites: driver.config.writeBatchBytes > 0 && !deflate,
+      heardAt: driver.keepAliveSecond)
     // The wsi holds the driver's peer until LWS_CALLBACK_CLOSED.
     lws_set_opaque_user_data(wsi, Unmanaged.passRetained(link).toOpaque())
     driver.links.add(link)
@@ -82,6 +84,10 @@ private func serve(
   case LWS_CALLBACK_RECEIVE:
     guard let raw = lws_get_opaque_user_data(wsi) else { return -1 }
     Unmanaged<LWSPeer>.fromOpaque(raw)._withUnsafeGuaranteedRef { receive(driver, $0, input, len) }
+    return 0
+
+  case LWS_CALLBACK_RECEIVE_PONG:
+    LWSPeer.of(wsi)?.heard(at: driver.keepAliveSecond)
     return 0
 
   case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -126,6 +132,7 @@ private func serve(
 /// while lws is inflating a permessage-deflate message it does not act on RECEIVE's -1.
 private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutableRawPointer?, _ len: Int) {
   let peer = link.peer
+  link.heard(at: driver.keepAliveSecond)
   // Once a close is decided, the rest of what the peer sends is ignored (by the core too).
   guard !link.closing, !link.peerClosed else { return }
   let wsi = link.wsi

@@ -76,6 +76,23 @@ extension LWSDriver {
   /// `writeBatchBytes`) as consecutive frames; with it, lws compresses one message per write.
   /// Once nothing is left, the close the core decided on, if any.
   func writable(_ link: LWSPeer) -> Int32 {
+    if link.pingDue {
+      // The keep-alive's ping first, alone in this callback (lws takes one write per
+      // writable); whatever else is pending goes from the next. Its payload is not empty:
+      // lws 4.1 passes an empty pong to no callback (lib/roles/ws/ops-ws.c), and the pong
+      // is how the driver hears a silent observer.
+      link.pingDue = false
+      if !link.closing && !link.peerClosed {
+        let pre = Int(tr_lws_pre())
+        var frame = [UInt8](repeating: 0, count: pre) + Array("keep-alive".utf8)
+        let sent = frame.withUnsafeMutableBufferPointer { b in
+          lws_write(link.wsi, b.baseAddress! + pre, b.count - pre, LWS_WRITE_PING)
+        }
+        if sent < 0 { return -1 }
+        lws_callback_on_writable(link.wsi)
+        return 0
+      }
+    }
     link.write = .idle
     link.inFlight = nil
     let more: Bool

@@ -29,11 +29,27 @@ final class LWSPeer {
   /// `nextWrite` gave its close: what is left goes out from the writable callback, which ends
   /// with the close.
   var closing = false
+  /// When it was last heard from (anything received, a pong included), in the driver's
+  /// keep-alive seconds (`LWSDriver.keepAliveSecond`).
+  var heardAt: UInt32
+  /// A ping is to go out from the next writable callback; `pinged`: one went out since it was
+  /// last heard from (one ping per silence, as lws' own keep-alive).
+  var pingDue = false
+  var pinged = false
+  /// Silent past `--idle-timeout`: lws closes it at its next service.
+  var hungUp = false
 
-  init(wsi: OpaquePointer, peer: PeerID, batchesWrites: Bool) {
+  init(wsi: OpaquePointer, peer: PeerID, batchesWrites: Bool, heardAt: UInt32) {
     self.wsi = wsi
     self.peer = peer
     self.batchesWrites = batchesWrites
+    self.heardAt = heardAt
+  }
+
+  /// Heard from now: silence starts again.
+  @inline(__always) func heard(at second: UInt32) {
+    heardAt = second
+    pinged = false
   }
 
   /// The driver's peer of a wsi, from its opaque user data.

@@ -18,6 +18,11 @@ struct PeerLinks {
     links[id.slot] = nil
   }
 
+  /// Every connection, in slot order.
+  func forEach(_ body: (LWSPeer) -> Void) {
+    for case let entry? in links { entry.link._withUnsafeGuaranteedRef(body) }
+  }
+
   /// The connection of `id`, if it has one (TUIO's peers have none), unretained: the caller
   /// uses it with `_withUnsafeGuaranteedRef` (see `LWSDriver.with`).
   @inline(__always) subscript(id: PeerID) -> Unmanaged<LWSPeer>? {

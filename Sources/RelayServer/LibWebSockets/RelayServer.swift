@@ -329,8 +329,8 @@ public final class RelayServer: Sendable {
     if let loop = resources.eventLoop {
       // The loop's run call returns only when broken; `finished` is set on this thread.
       driver.onFinished = { tr_ev_break(loop) }
-      driver.heartbeat()
     }
+    driver.heartbeat()
     if let socket = tuioSocket.withLock({ $0 }) {
       let listener = TUIOListener(socket: socket, configuration: configuration)
       driver.tuio = listener
@@ -450,9 +450,9 @@ private final class ContextResources {
     extensions.initialize(to: e)
     (extensions + 1).initialize(to: lws_extension())
     retryPolicy = .allocate(capacity: 1)
-    var r = lws_retry_bo_t()
-    r.secs_since_valid_ping = c.pingInterval
-    r.secs_since_valid_hangup = c.idleTimeout
+    // No keep-alive of lws' own (0 and 0: no timer per connection); the driver's is one pass a
+    // second (`LWSDriver.keepAlive`).
+    let r = lws_retry_bo_t()
     retryPolicy.initialize(to: r)
   }
 
