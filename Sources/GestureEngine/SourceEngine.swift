@@ -25,6 +25,10 @@ public struct SourceEngine: Sendable {
   private let serverMaxFingers: Int
   /// Shapes drawn by example, when the source sent templates (and `recognizers` allows them).
   private var shapes: ShapeTracker?
+  /// Which touches are palms (`config.palm`): the engine sees no finger for them.
+  private var palms: PalmFilter
+  /// `markPalms` classified the frame `process` gets next.
+  private var palmsMarked = false
 
   /// `maxFingers` is the server's limit; `hello.config.maxFingers` may lower it.
   public init(hello: Hello, maxFingers: Int) {
@@ -42,6 +46,7 @@ public struct SourceEngine: Sendable {
     arena.ctx.log.recordsNotes = scene != nil
     shapes = Self.shapeTracker(hello.config, arena.ctx.settings)
     hasShapes = shapes != nil
+    palms = PalmFilter(config: hello.config?.palm)
   }
 
   private static func shapeTracker(_ config: GestureConfig?, _ settings: GestureSettings) -> ShapeTracker? {
@@ -120,6 +125,7 @@ public struct SourceEngine: Sendable {
       shapes = Self.shapeTracker(next.config, GestureSettings(config: next.config))
       hasShapes = shapes != nil
     }
+    palms.update(config: next.config?.palm)
     nextDeadline = earliestDeadline
     return out
   }
@@ -129,6 +135,14 @@ public struct SourceEngine: Sendable {
   public mutating func process(_ frame: Frame) -> EngineOutput {
     var scratch = FrameScratch()
     return process(frame, scratch: &scratch)
+  }
+
+  /// The ids of `frame`'s entries that are palms (`config.palm`; gestures.md, "Palm
+  /// rejection"), for a caller that marks them in the raw mirror before the engine runs:
+  /// the next `process` must then be given this same frame. Empty for most frames.
+  public mutating func markPalms(_ frame: Frame) -> [Int64] {
+    palmsMarked = true
+    return palms.classify(frame) ? palms.marked : []
   }
 
   /// `process(_:)` with list buffers lent by the caller (see `FrameScratch`), for a caller
@@ -142,7 +156,12 @@ public struct SourceEngine: Sendable {
       arena.fireTimers(until: frame.t, inclusive: false)
       if hasShapes { fireShapes(until: frame.t, inclusive: false) }
     }
-    let errors = arena.apply(frame, maxFingers: maxFingers, plan: &scratch.plan)
+    if palmsMarked {
+      palmsMarked = false
+    } else {
+      _ = palms.classify(frame)
+    }
+    let errors = arena.apply(frame, maxFingers: maxFingers, palms: palms.marked, plan: &scratch.plan)
     if hasShapes { applyShapes(frame) }
     // Into the output as it is made: set afterwards, the empty list it replaced was destroyed
     // through its type's generic witness on every frame.
@@ -192,7 +211,7 @@ public struct SourceEngine: Sendable {
 
   // The shape paths out of line, so the frame path of a source without shapes carries only
   // the flag tests (engine-instructions counted no difference either way).
-  @inline(never) private mutating func applyShapes(_ frame: Frame) { shapes!.apply(frame) }
+  @inline(never) private mutating func applyShapes(_ frame: Frame) { shapes!.apply(frame, palms: palms.marked) }
 
   @inline(never) private mutating func fireShapes(until t: Double, inclusive: Bool) {
     shapes!.fire(until: t, inclusive: inclusive)

@@ -311,7 +311,9 @@ public final class RelayCore {
     let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt, sourceMember: state.sourceMember)
     peer.session.prefetchObservers()
     state.engine.prefetchBuffers()
-    let touches = mirror(frame, origin: origin, in: peer.session, text: text)
+    // Palms are marked in the mirror (gestures.md, "Palm rejection"): most frames have none.
+    let palms = state.engine.markPalms(frame)
+    let touches = mirror(frame, origin: origin, in: peer.session, text: text, palms: palms)
     // A TUIO bundle once a `format=tuio` observer came, and from then on (see `mirrorTUIO`).
     if state.tuioWriter != nil || peer.session.tuioObservers > 0 {
       mirrorTUIO(frame, origin: origin, state: state, in: peer.session)

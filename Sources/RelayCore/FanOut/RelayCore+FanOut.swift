@@ -31,14 +31,18 @@ extension RelayCore {
 
   /// `text`: the parts of the source's message that are the server's own text for them
   /// (`MessageDecoder.compactFrame`): copied, not written again.
-  /// Returns the message made, for the frame's gestures to copy their origin from.
-  func mirror(_ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText()) -> FrameOrigin? {
+  /// `palms`: ids of the frame's palm entries, marked `"palm":true` (the touches text is then
+  /// written, not copied). Returns the message made, for the frame's gestures to copy their
+  /// origin from.
+  func mirror(
+    _ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText(), palms: [Int64] = []
+  ) -> FrameOrigin? {
     var originText = 0..<0
     func make() -> OutgoingMessage {
       deliveries.messagePool.message(
         headroom: headroom, capacity: ServerMessage.touchesCapacity(frame, text: text), supersedable: true,
         createdAt: origin.createdAt
-      ) { originText = ServerMessage.write(frame, origin: origin, text: text, &$0) }
+      ) { originText = ServerMessage.write(frame, origin: origin, text: text, palms: palms, &$0) }
     }
     var message = fanOut(to: session.observers, where: {
       $0.filter.raw && $0.filter.format == .json && $0.filter.wants(source: origin.source)
