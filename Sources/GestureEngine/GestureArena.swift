@@ -65,12 +65,9 @@ struct GestureArena<Table: RecognizerTable>: Sendable {
   // MARK: Frames
 
   /// Sorts a frame into `plan` (see `IdentityTable.plan`), which comes in empty, applies it
-  /// and leaves it empty; returns the errors for the source. `palms`: ids of the frame's
-  /// palm entries (`PalmFilter`), which are no fingers.
-  mutating func apply(
-    _ frame: Frame, maxFingers: Int, palms: [Int64] = [], plan: inout FramePlan
-  ) -> [ProtocolError] {
-    ctx.table.plan(frame, maxFingers: maxFingers, palms: palms, into: &plan)
+  /// and leaves it empty; returns the errors for the source.
+  mutating func apply(_ frame: Frame, maxFingers: Int, plan: inout FramePlan) -> [ProtocolError] {
+    ctx.table.plan(frame, maxFingers: maxFingers, into: &plan)
     apply(plan, t: frame.t)
     // Moved out, not copied: a copy retained the list, empty or not, on every frame.
     var errors: [ProtocolError] = []

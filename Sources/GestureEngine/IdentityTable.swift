@@ -25,14 +25,11 @@ struct IdentityTable: Sendable {
   /// re-began ids, missing touches and the finger limit.
   /// `plan` comes in empty, holding list buffers from earlier frames (the caller's
   /// `FrameScratch`), which are refilled: a frame allocates nothing here.
-  /// `palms`: ids of the frame's palm entries (`PalmFilter`): no fingers, like hovering pens.
-  mutating func plan(_ frame: Frame, maxFingers: Int, palms: [Int64] = [], into plan: inout FramePlan) {
+  mutating func plan(_ frame: Frame, maxFingers: Int, into plan: inout FramePlan) {
     assert(plan.cancels.isEmpty && plan.updates.isEmpty && plan.ends.isEmpty && plan.begins.isEmpty)
     for p in frame.touches {
       // A pen above the glass is no finger: it neither lands, moves nor lifts one.
       if p.isHovering { continue }
-      // Nor is a palm: it lands, moves and lifts no finger.
-      if !palms.isEmpty && palms.contains(p.id) { continue }
       let down = index(of: p.id) != nil
       switch p.phase {
       case .began:
@@ -68,12 +65,7 @@ struct IdentityTable: Sendable {
     for i in fingers.indices {
       let id = fingers[i].id
       // A finger listed only as hovering left the glass without its `ended`: missing.
-      // So has one that turned into a palm (Android cancels such a pointer too).
-      if !frame.touches.contains(where: { $0.id == id && !$0.isHovering })
-        || (!palms.isEmpty && palms.contains(id))
-      {
-        plan.cancels.append(id)
-      }
+      if !frame.touches.contains(where: { $0.id == id && !$0.isHovering }) { plan.cancels.append(id) }
     }
     if !ignored.isEmpty {
       ignored = ignored.filter { id in frame.touches.contains { $0.id == id } }

@@ -6,8 +6,8 @@ import TouchProtocol
 /// A touch is a palm from the first frame in which its `radius` is at least `radius` points,
 /// or, with `whilePen`, when it is a finger that lands (`began`) while a pen or eraser touches
 /// the surface; it stays a palm until it ends, is cancelled, goes missing or hovers. Only a
-/// touch the source described (`details`) can become one, so a frame without details, while
-/// no palm is down, is decided by one pass over its touches.
+/// touch the source described (`details`) can become one, so `SourceEngine` classifies only
+/// frames with such a touch, or while a palm is down (`isHolding`).
 struct PalmFilter: Sendable {
   /// Points. A light fingertip measures 12 to 26 (UITouch.majorRadius), a finger laid flat 51
   /// to 64, a hand resting as it holds a pen 115 to 270 (gestures.md gives the sources).
@@ -36,16 +36,15 @@ struct PalmFilter: Sendable {
     if off { down.removeAll() }
   }
 
+  /// Either rule is on (`config.palm` is not `false`).
+  var isOn: Bool { !off }
+  /// A palm is down.
+  var isHolding: Bool { !down.isEmpty }
+
   /// Classifies `frame`: afterwards `marked` lists its palm entries. Returns whether it has any.
   mutating func classify(_ frame: Frame) -> Bool {
     if !marked.isEmpty { marked.removeAll(keepingCapacity: true) }
     if off { return false }
-    // A plain finger becomes a palm only beside a pen, which is described too.
-    if down.isEmpty && !frame.touches.contains(where: { $0.details != nil }) { return false }
-    return classifyDescribed(frame)
-  }
-
-  @inline(never) private mutating func classifyDescribed(_ frame: Frame) -> Bool {
     let penDown = whilePen && frame.touches.contains { $0.isTouchingPen }
     for p in frame.touches where !p.isHovering {
       // A `began` is a new touch, whatever its id was before.

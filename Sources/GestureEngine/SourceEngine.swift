@@ -19,6 +19,15 @@ public struct SourceEngine: Sendable {
   /// `shapes` is set: tested on every frame, so it sits in the first line (in what was the
   /// deadline's padding), and a source without shapes never reads the tracker's cold lines.
   private var hasShapes = false
+  // Palm rejection's flags, tested on every frame, in the same padding: a frame without a
+  // described touch (`details`), while no palm is down, never reads the filter's lines.
+  /// `config.palm` is not `false`.
+  private var palmsOn = true
+  /// A palm is down: its frames are classified even without details.
+  private var palmsHeld = false
+  /// `markPalms` classified the frame `process` gets next; `framePalmed`: it had a palm.
+  private var palmsMarked = false
+  private var framePalmed = false
   private var arena: GestureArena<StandardTable>
   private var scene: ActiveScene?
   private var hello: Hello
@@ -27,8 +36,6 @@ public struct SourceEngine: Sendable {
   private var shapes: ShapeTracker?
   /// Which touches are palms (`config.palm`): the engine sees no finger for them.
   private var palms: PalmFilter
-  /// `markPalms` classified the frame `process` gets next.
-  private var palmsMarked = false
 
   /// `maxFingers` is the server's limit; `hello.config.maxFingers` may lower it.
   public init(hello: Hello, maxFingers: Int) {
@@ -47,6 +54,7 @@ public struct SourceEngine: Sendable {
     shapes = Self.shapeTracker(hello.config, arena.ctx.settings)
     hasShapes = shapes != nil
     palms = PalmFilter(config: hello.config?.palm)
+    palmsOn = palms.isOn
   }
 
   private static func shapeTracker(_ config: GestureConfig?, _ settings: GestureSettings) -> ShapeTracker? {
@@ -126,6 +134,8 @@ public struct SourceEngine: Sendable {
       hasShapes = shapes != nil
     }
     palms.update(config: next.config?.palm)
+    palmsOn = palms.isOn
+    palmsHeld = palms.isHolding
     nextDeadline = earliestDeadline
     return out
   }
@@ -141,8 +151,48 @@ public struct SourceEngine: Sendable {
   /// rejection"), for a caller that marks them in the raw mirror before the engine runs:
   /// the next `process` must then be given this same frame. Empty for most frames.
   public mutating func markPalms(_ frame: Frame) -> [Int64] {
+    guard palmsOn else { return [] }
     palmsMarked = true
-    return palms.classify(frame) ? palms.marked : []
+    framePalmed = classifyPalms(frame)
+    return framePalmed ? palms.marked : []
+  }
+
+  /// Whether the frame `process` runs has a palm: as `markPalms` found, or classified now.
+  @inline(__always) private mutating func framePalms(_ frame: Frame) -> Bool {
+    if palmsMarked {
+      palmsMarked = false
+      return framePalmed
+    }
+    return classifyPalms(frame)
+  }
+
+  /// Whether `frame` has a palm. Only a touch the source described can become one (a plain
+  /// finger only beside a pen, which is described), or a touch that already is one.
+  @inline(__always) private mutating func classifyPalms(_ frame: Frame) -> Bool {
+    guard palmsHeld || Self.describes(frame.touches) else { return false }
+    return classifyDescribed(frame)
+  }
+
+  /// The frame as the fingers' frame: its palm entries left out, so that a finger which
+  /// turned into a palm is missing, which cancels it (as Android cancels such a pointer).
+  @inline(never) private mutating func applyWithoutPalms(_ frame: Frame, plan: inout FramePlan) -> [ProtocolError] {
+    let fingers = Frame(seq: frame.seq, t: frame.t, touches: frame.touches.filter { !palms.marked.contains($0.id) })
+    return arena.apply(fingers, maxFingers: maxFingers, plan: &plan)
+  }
+
+  /// Whether any touch carries details. Through the buffer, so each touch's tag is read in
+  /// place: iterating the array copied every touch point whole.
+  @inline(__always) private static func describes(_ touches: [TouchPoint]) -> Bool {
+    touches.withUnsafeBufferPointer { b in
+      for i in b.indices where b[i].details != nil { return true }
+      return false
+    }
+  }
+
+  @inline(never) private mutating func classifyDescribed(_ frame: Frame) -> Bool {
+    let palmed = palms.classify(frame)
+    palmsHeld = palms.isHolding
+    return palmed
   }
 
   /// `process(_:)` with list buffers lent by the caller (see `FrameScratch`), for a caller
@@ -156,13 +206,15 @@ public struct SourceEngine: Sendable {
       arena.fireTimers(until: frame.t, inclusive: false)
       if hasShapes { fireShapes(until: frame.t, inclusive: false) }
     }
-    if palmsMarked {
-      palmsMarked = false
+    // Palms are no fingers: a frame with one is applied without it (most have none).
+    let palmed = palmsOn && framePalms(frame)
+    let errors: [ProtocolError]
+    if palmed {
+      errors = applyWithoutPalms(frame, plan: &scratch.plan)
     } else {
-      _ = palms.classify(frame)
+      errors = arena.apply(frame, maxFingers: maxFingers, plan: &scratch.plan)
     }
-    let errors = arena.apply(frame, maxFingers: maxFingers, palms: palms.marked, plan: &scratch.plan)
-    if hasShapes { applyShapes(frame) }
+    if hasShapes { applyShapes(frame, palmed: palmed) }
     // Into the output as it is made: set afterwards, the empty list it replaced was destroyed
     // through its type's generic witness on every frame.
     return drain(errors: errors)
@@ -211,7 +263,9 @@ public struct SourceEngine: Sendable {
 
   // The shape paths out of line, so the frame path of a source without shapes carries only
   // the flag tests (engine-instructions counted no difference either way).
-  @inline(never) private mutating func applyShapes(_ frame: Frame) { shapes!.apply(frame, palms: palms.marked) }
+  @inline(never) private mutating func applyShapes(_ frame: Frame, palmed: Bool) {
+    shapes!.apply(frame, palms: palmed ? palms.marked : [])
+  }
 
   @inline(never) private mutating func fireShapes(until t: Double, inclusive: Bool) {
     shapes!.fire(until: t, inclusive: inclusive)
