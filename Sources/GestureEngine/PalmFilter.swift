@@ -27,13 +27,13 @@ struct PalmFilter: Sendable {
     update(config: config)
   }
 
-  /// New settings apply from the next frame; touches that are palms stay palms.
+  /// New settings apply from the next frame; touches that are palms stay palms until they
+  /// end, even once palm rejection is turned off (their later phases are no fingers either).
   mutating func update(config: PalmConfig?) {
     let c = config ?? PalmConfig()
     radius = c.enabled ? (c.radius ?? Self.defaultRadius) : .infinity
     whilePen = c.enabled && (c.whilePen ?? true)
     off = !c.enabled
-    if off { down.removeAll() }
   }
 
   /// Either rule is on (`config.palm` is not `false`).
@@ -44,7 +44,8 @@ struct PalmFilter: Sendable {
   /// Classifies `frame`: afterwards `marked` lists its palm entries. Returns whether it has any.
   mutating func classify(_ frame: Frame) -> Bool {
     if !marked.isEmpty { marked.removeAll(keepingCapacity: true) }
-    if off { return false }
+    // Off, neither rule makes a palm (the radius is infinite, `whilePen` false): only palms
+    // still down are marked.
     let penDown = whilePen && frame.touches.contains { $0.isTouchingPen }
     for p in frame.touches where !p.isHovering {
       // A `began` is a new touch, whatever its id was before.

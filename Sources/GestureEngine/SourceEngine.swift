@@ -21,7 +21,7 @@ public struct SourceEngine: Sendable {
   private var hasShapes = false
   // Palm rejection's flags, tested on every frame, in the same padding: a frame without a
   // described touch (`details`), while no palm is down, never reads the filter's lines.
-  /// `config.palm` is not `false`.
+  /// `config.palm` is not `false`, or a palm is still down: frames may need classifying.
   private var palmsOn = true
   /// A palm is down: its frames are classified even without details.
   private var palmsHeld = false
@@ -134,8 +134,8 @@ public struct SourceEngine: Sendable {
       hasShapes = shapes != nil
     }
     palms.update(config: next.config?.palm)
-    palmsOn = palms.isOn
     palmsHeld = palms.isHolding
+    palmsOn = palms.isOn || palmsHeld
     nextDeadline = earliestDeadline
     return out
   }
@@ -192,6 +192,7 @@ public struct SourceEngine: Sendable {
   @inline(never) private mutating func classifyDescribed(_ frame: Frame) -> Bool {
     let palmed = palms.classify(frame)
     palmsHeld = palms.isHolding
+    palmsOn = palms.isOn || palmsHeld
     return palmed
   }
 
@@ -207,7 +208,7 @@ public struct SourceEngine: Sendable {
       if hasShapes { fireShapes(until: frame.t, inclusive: false) }
     }
     // Palms are no fingers: a frame with one is applied without it (most have none).
-    let palmed = palmsOn && framePalms(frame)
+    let palmed = (palmsOn || palmsMarked) && framePalms(frame)
     let errors: [ProtocolError]
     if palmed {
       errors = applyWithoutPalms(frame, plan: &scratch.plan)

@@ -142,6 +142,31 @@ private func run(_ e: inout SourceEngine, _ frames: [[TouchPoint]], dt: Double =
     #expect(custom.markPalms(f) == [1])
   }
 
+  /// A hello that turns palm rejection off makes no new palm; one still down stays a palm
+  /// until it ends (its later phases are no unknown touches).
+  @Test func turnedOffAPalmStillDownStaysOneUntilItEnds() {
+    var e = engine()
+    let land = Frame(seq: 1, t: 0, touches: [finger(1, .began, 100, 100, radius: 96)])
+    #expect(e.markPalms(land) == [1])
+    _ = e.process(land)
+    var config = GestureConfig()
+    config.palm = .off
+    _ = e.update(hello: Hello(device: tablet, config: config))
+    let moved = Frame(seq: 2, t: 50, touches: [finger(1, .moved, 120, 100)])
+    #expect(e.markPalms(moved) == [1])
+    #expect(e.process(moved).errors.isEmpty)
+    let lifted = Frame(seq: 3, t: 100, touches: [finger(1, .ended, 120, 100)])
+    #expect(e.markPalms(lifted) == [1])
+    #expect(e.process(lifted).errors.isEmpty)
+    #expect(e.advance(to: 1000).events.isEmpty)
+    // Now a large touch is a finger, and its press a tap.
+    let big = Frame(seq: 4, t: 2000, touches: [finger(2, .began, 200, 200, radius: 96)])
+    #expect(e.markPalms(big) == [])
+    _ = e.process(big)
+    _ = e.process(Frame(seq: 5, t: 2050, touches: [finger(2, .ended, 200, 200, radius: 96)]))
+    #expect(e.advance(to: 3000).events.map(\.gesture) == [.tap])
+  }
+
   @Test func configDecodesAndRefusesBadValues() throws {
     func config(_ palm: String) -> Result<ClientMessage, ProtocolError> {
       MessageDecoder().decode(
