@@ -42,7 +42,8 @@ private func run(_ e: inout SourceEngine, _ frames: [[TouchPoint]], dt: Double =
 
     // Just under the radius: a fingertip, and its tap.
     var small = engine()
-    let events = run(&small, [[finger(1, .began, 100, 100, radius: 79.9)], [finger(1, .ended, 100, 100, radius: 79.9)]])
+    let events = run(
+      &small, [[finger(1, .began, 100, 100, radius: 79.9)], [finger(1, .ended, 100, 100, radius: 79.9)]])
     #expect(events.map(\.gesture) == [.tap])
     #expect(events.first?.touches == 1)
   }
@@ -116,19 +117,24 @@ private func run(_ e: inout SourceEngine, _ frames: [[TouchPoint]], dt: Double =
 
   @Test func aFingerThatGrowsIntoAPalmIsCancelled() {
     var e = engine()
-    let events = run(&e, [
-      [finger(1, .began, 100, 100, radius: 20)],
-      [finger(1, .moved, 130, 100, radius: 30)],
-      [finger(1, .moved, 140, 100, radius: 95)],
-      [finger(1, .moved, 200, 100, radius: 40)],
-      [finger(1, .ended, 200, 100, radius: 40)],
-    ])
-    #expect(events.map { "\($0.gesture.rawValue) \($0.state.rawValue) \($0.t)" } == ["pan began 50.0", "pan cancelled 100.0"])
+    let events = run(
+      &e,
+      [
+        [finger(1, .began, 100, 100, radius: 20)],
+        [finger(1, .moved, 130, 100, radius: 30)],
+        [finger(1, .moved, 140, 100, radius: 95)],
+        [finger(1, .moved, 200, 100, radius: 40)],
+        [finger(1, .ended, 200, 100, radius: 40)],
+      ])
+    #expect(
+      events.map { "\($0.gesture.rawValue) \($0.state.rawValue) \($0.t)" } == ["pan began 50.0", "pan cancelled 100.0"])
   }
 
   @Test func palmFalseTurnsItOffAndNoRadiusNoPenMeansNoPalm() {
     var off = engine(.off)
-    let big = Frame(seq: 1, t: 0, touches: [finger(1, .began, 100, 100, radius: 500), pen(9, .began, 300, 300), finger(2, .began, 10, 10)])
+    let big = Frame(
+      seq: 1, t: 0,
+      touches: [finger(1, .began, 100, 100, radius: 500), pen(9, .began, 300, 300), finger(2, .began, 10, 10)])
     #expect(off.markPalms(big) == [])
     _ = off.process(big)
     #expect(off.fingersDown == 3)
@@ -138,7 +144,8 @@ private func run(_ e: inout SourceEngine, _ frames: [[TouchPoint]], dt: Double =
 
     // A radius of its own; `whilePen: false` leaves fingers beside a pen alone.
     var custom = engine(PalmConfig(radius: 40, whilePen: false))
-    let f = Frame(seq: 1, t: 0, touches: [finger(1, .began, 1, 1, radius: 40), pen(9, .began, 300, 300), finger(2, .began, 9, 9)])
+    let f = Frame(
+      seq: 1, t: 0, touches: [finger(1, .began, 1, 1, radius: 40), pen(9, .began, 300, 300), finger(2, .began, 9, 9)])
     #expect(custom.markPalms(f) == [1])
   }
 

@@ -33,11 +33,16 @@ import TouchRelayClient
     expectTouches(try await send(1, 100, one), one)
     // A palm lands (radius at least 80): only its entry gains the member.
     expectTouches(
-      try await send(2, 110, #"[{"id":1,"phase":"stationary","x":10,"y":20,"radius":12.5},{"id":2,"phase":"began","x":300,"y":600,"radius":96}]"#),
-      #"[{"id":1,"phase":"stationary","x":10,"y":20,"radius":12.5},{"id":2,"phase":"began","x":300,"y":600,"radius":96,"palm":true}]"#)
+      try await send(
+        2, 110,
+        #"[{"id":1,"phase":"stationary","x":10,"y":20,"radius":12.5},{"id":2,"phase":"began","x":300,"y":600,"radius":96}]"#
+      ),
+      #"[{"id":1,"phase":"stationary","x":10,"y":20,"radius":12.5},{"id":2,"phase":"began","x":300,"y":600,"radius":96,"palm":true}]"#
+    )
     // Still a palm though it shrinks, until it ends; spaced text is written as the server writes it.
     expectTouches(
-      try await send(3, 150, #"[ {"id":1,"phase":"ended","x":11,"y":20}, {"radius":50,"id":2,"phase":"moved","x":301,"y":600} ]"#),
+      try await send(
+        3, 150, #"[ {"id":1,"phase":"ended","x":11,"y":20}, {"radius":50,"id":2,"phase":"moved","x":301,"y":600} ]"#),
       #"[{"id":1,"phase":"ended","x":11,"y":20},{"id":2,"phase":"moved","x":301,"y":600,"radius":50,"palm":true}]"#)
 
     // The finger's press is a one-finger tap: the palm, held on past the tap's 300 ms, is not
