@@ -239,6 +239,12 @@ let package = Package(
       ],
       path: "tools/touch-load"
     ),
+    // Predicted positions' error on generated hand motions (tools/bench/README.md).
+    .executableTarget(
+      name: "prediction-error",
+      dependencies: ["ConformanceSupport"],
+      path: "tools/bench/prediction-error"
+    ),
     // Conformance vectors (protocol/vectors): loading and matching, shared by the engine's
     // tests and the through-the-server tests.
     .target(

@@ -2,7 +2,8 @@
 """TUIO interop with an independent OSC implementation: liblo (a C OSC library, through
 Debian's python3-liblo) sends TUIO 1.1 and TUIO 2.0 bundles to a real touch-relay
 (--tuio-udp) and receives what it sends out (--tuio-out); a Python websockets observer gets
-the gestures of a TUIO tap, pan and pinch, and a ?format=tuio observer gets OSC bundles.
+the gestures of a TUIO tap, pan and pinch, a raw observer a TUIO 2.0 pointer's pressure and
+radius, and a ?format=tuio observer gets OSC bundles.
 Prints 'N passed, M failed'.
 
 usage: tools/tuio-interop.py [path/to/touch-relay]   (Debian: python3-liblo python3-websockets)
@@ -32,12 +33,13 @@ def tuio11(fseq, fingers, source):
     return liblo.Bundle(*msgs)
 
 
-def tuio20(frame, fingers, source, dim=(1000, 500)):
-    """A TUIO 2.0 pointer bundle: frm (f_id time dim source), ptr per finger, alv."""
+def tuio20(frame, fingers, source, dim=(1000, 500), radius=0.0, press=0.0):
+    """A TUIO 2.0 pointer bundle: frm (f_id time dim source), ptr per finger
+    (s_id tu_id c_id x y angle shear radius press), alv."""
     msgs = [liblo.Message("/tuio2/frm", ("i", frame), ("t", time.time()), ("i", dim[0] << 16 | dim[1]), ("s", source))]
     for sid, x, y in fingers:
         msgs.append(liblo.Message("/tuio2/ptr", ("i", sid), ("i", 0), ("i", 0), ("f", x), ("f", y),
-                                  ("f", 0.0), ("f", 0.0), ("f", 0.0), ("f", 0.0)))
+                                  ("f", 0.0), ("f", 0.0), ("f", radius), ("f", press)))
     msgs.append(liblo.Message("/tuio2/alv", *[("i", f[0]) for f in fingers]))
     return liblo.Bundle(*msgs)
 
@@ -62,8 +64,10 @@ async def scenario(ws_port, tuio_port, out):
     target = liblo.Address("127.0.0.1", tuio_port, liblo.UDP)
     base = f"ws://127.0.0.1:{ws_port}"
     async with websockets.connect(f"{base}/v1/observe/tuio") as obs, \
-            websockets.connect(f"{base}/v1/observe/tuio?format=tuio") as osc_obs:
+            websockets.connect(f"{base}/v1/observe/tuio?format=tuio") as osc_obs, \
+            websockets.connect(f"{base}/v1/observe/tuio?raw=1&gestures=") as raw_obs:
         check("observer welcome", json.loads(await obs.recv()).get("type") == "welcome")
+        await raw_obs.recv()
         check("format=tuio observer welcome is JSON", json.loads(await osc_obs.recv()).get("type") == "welcome")
 
         # A tap (TUIO 1.1): down, held a frame, up.
@@ -81,6 +85,12 @@ async def scenario(ws_port, tuio_port, out):
             liblo.send(target, tuio20(i + 1, [(1, 0.5 - d, 0.5), (2, 0.5 + d, 0.5)], "liblo-pinch:0@0x7F000001"))
             await asyncio.sleep(0.016)
         liblo.send(target, tuio20(26, [], "liblo-pinch:0@0x7F000001"))
+        # A pen (TUIO 2.0): pressure 0.5, radius 1/16 of the 1000-point-wide sensor.
+        for i in range(3):
+            liblo.send(target, tuio20(i + 1, [(3, 0.2 + i * 0.01, 0.2)], "liblo-pen:0@0x7F000001",
+                                      radius=0.0625, press=0.5))
+            await asyncio.sleep(0.016)
+        liblo.send(target, tuio20(4, [], "liblo-pen:0@0x7F000001"))
 
         seen, sources = await gestures_until(obs, ["tap", "pan", "pinch"])
         names = {s.get("device", {}).get("name") for s in sources if s.get("event") == "joined"}
@@ -95,6 +105,15 @@ async def scenario(ws_port, tuio_port, out):
         check("a TUIO drag is a pan", pan is not None and pan["translation"]["x"] > 300, pan)
         pinch = seen.get("pinch")
         check("TUIO 2.0 fingers apart are a pinch", pinch is not None and pinch["scale"] > 2, pinch)
+
+        pen = None
+        deadline = time.monotonic() + 5
+        while pen is None and time.monotonic() < deadline:
+            m = json.loads(await asyncio.wait_for(raw_obs.recv(), 5))
+            if m.get("type") == "touches":
+                pen = next((t for t in m["touches"] if "pressure" in t), None)
+        check("a TUIO 2.0 pointer's press and radius are the touch's pressure and radius (points)",
+              pen is not None and pen["pressure"] == 0.5 and pen["radius"] == 62.5, pen)
 
         first = await asyncio.wait_for(osc_obs.recv(), 5)
         while isinstance(first, str):

@@ -87,7 +87,7 @@ struct GestureArena<Table: RecognizerTable>: Sendable {
     }
     if !plan.updates.isEmpty {
       for p in plan.updates where ctx.table.update(p, t: t) {
-        ctx.log.note(.fingerMoved(id: p.id, x: p.x, y: p.y))
+        ctx.log.note(.fingerMoved(id: p.id, x: p.x, y: p.y, pressure: p.details?.pressure ?? .nan))
       }
       // Even a frame of stationary touches runs the recognizers: it feeds the velocity
       // trackers, so a finger that stops and holds slows to zero.
@@ -114,7 +114,7 @@ struct GestureArena<Table: RecognizerTable>: Sendable {
     let regions = ctx.regions.hit(p.x, p.y)
     ctx.table.add(p, t: t, regions: regions)
     guard let f = ctx.table.fingers.last else { return }
-    ctx.log.note(.fingerLanded(id: p.id, x: p.x, y: p.y))
+    ctx.log.note(.fingerLanded(id: p.id, x: p.x, y: p.y, pressure: p.details?.pressure ?? .nan))
     if ctx.table.count == 1 {
       if let next = pendingSettings {
         ctx.settings = next

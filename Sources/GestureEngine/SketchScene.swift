@@ -8,19 +8,42 @@ import TouchProtocol
 /// own finger's line and selects the line under it until it ends; while it is held, a pan
 /// moves the selected line by each step of its translation. The `delete` action removes the
 /// selected line and `clear` every line.
+///
+/// A line drawn with pressure (a pen's) is as wide as it was pressed: its state has one width
+/// per point (gestures.md, sketch, "Width from pressure"); one without has none, as before.
 struct SketchScene: Sendable {
   static let name = "sketch"
   static let selectDistance = 20.0
+  /// A line's width without pressure, in points, as the pages draw it.
+  static let lineWidth = 4.0
 
   struct Point: Sendable, Equatable {
     var x: Double
     var y: Double
+    /// The touch's pressure at this point, NaN when it had none.
+    var pressure = Double.nan
   }
 
-  private(set) var lines: [[Point]] = []
+  struct Line: Sendable {
+    var points: [Point]
+    /// Some point has a pressure: the state gives the line's widths.
+    var hasPressure: Bool
+
+    init(_ first: Point) {
+      points = [first]
+      hasPressure = !first.pressure.isNaN
+    }
+
+    mutating func append(_ p: Point) {
+      points.append(p)
+      if !p.pressure.isNaN { hasPressure = true }
+    }
+  }
+
+  private(set) var lines: [Line] = []
   private(set) var selected: Int?
   /// Lines being drawn, by touch id, in landing order.
-  private var drawing: [(id: Int64, points: [Point])] = []
+  private var drawing: [(id: Int64, line: Line)] = []
   private var longPressActive = false
   /// Where the long press began: the pan moves the line by the finger's travel since then.
   private var pressX = 0.0
@@ -31,17 +54,17 @@ struct SketchScene: Sendable {
 
   mutating func consume(_ note: ArenaNote) -> Bool {
     switch note {
-    case .fingerLanded(let id, let x, let y):
-      drawing.append((id, [Point(x: x, y: y)]))
+    case .fingerLanded(let id, let x, let y, let pressure):
+      drawing.append((id, Line(Point(x: x, y: y, pressure: pressure))))
       return true
-    case .fingerMoved(let id, let x, let y):
+    case .fingerMoved(let id, let x, let y, let pressure):
       guard let i = drawing.firstIndex(where: { $0.id == id }) else { return false }
-      drawing[i].points.append(Point(x: x, y: y))
+      drawing[i].line.append(Point(x: x, y: y, pressure: pressure))
       return true
     case .fingerLifted(let id, let tapSlop):
       guard let i = drawing.firstIndex(where: { $0.id == id }) else { return false }
-      let line = drawing.remove(at: i).points
-      if !tapSlop && line.count >= 2 { lines.append(line) }
+      let line = drawing.remove(at: i).line
+      if !tapSlop && line.points.count >= 2 { lines.append(line) }
       return true
     case .fingerCancelled(let id):
       guard let i = drawing.firstIndex(where: { $0.id == id }) else { return false }
@@ -96,9 +119,9 @@ struct SketchScene: Sendable {
   /// Moves the selected line while a long press holds it (the pan reports steps).
   private mutating func moveSelected(_ dx: Double, _ dy: Double) -> Bool {
     guard longPressActive, let s = selected, dx != 0 || dy != 0 else { return false }
-    for i in lines[s].indices {
-      lines[s][i].x += dx
-      lines[s][i].y += dy
+    for i in lines[s].points.indices {
+      lines[s].points[i].x += dx
+      lines[s].points[i].y += dy
     }
     return true
   }
@@ -106,7 +129,8 @@ struct SketchScene: Sendable {
   /// The line with a segment nearest to the point, if within 20 pt.
   private func nearestLine(_ x: Double, _ y: Double) -> Int? {
     var best: (Int, Double)?
-    for (i, line) in lines.enumerated() {
+    for (i, drawn) in lines.enumerated() {
+      let line = drawn.points
       var d = Double.infinity
       for j in line.indices {
         let a = line[j]
@@ -143,26 +167,27 @@ struct SketchScene: Sendable {
     }
   }
 
+  /// A point's width in points: 4 × (0.25 + 1.5 × pressure), so 0.5 (Pointer Events' value for
+  /// a device that cannot tell) is the width without pressure, 0 a quarter of it, 1 × 1.75.
+  static func width(_ pressure: Double) -> Double {
+    pressure.isNaN ? lineWidth : lineWidth * (0.25 + 1.5 * pressure)
+  }
+
+  /// `points`, and `widths` only when some point had a pressure (else today's bytes exactly).
+  private static func members(_ line: Line) -> [(String, JSONValue)] {
+    var m: [(String, JSONValue)] = [("points", .array(line.points.map { SceneJSON.point($0.x, $0.y) }))]
+    if line.hasPressure { m.append(("widths", .array(line.points.map { .number(width($0.pressure)) }))) }
+    return m
+  }
+
   var state: JSONValue {
     .object([
       ("scene", .string(Self.name)),
-      (
-        "lines",
-        .array(
-          lines.map { line in
-            .object([("points", .array(line.map { SceneJSON.point($0.x, $0.y) }))])
-          })
-      ),
+      ("lines", .array(lines.map { .object(Self.members($0)) })),
       ("selected", selected.map { .number(Double($0)) } ?? .null),
       (
         "drawing",
-        .array(
-          drawing.map { d in
-            .object([
-              ("touch", .number(Double(d.id))),
-              ("points", .array(d.points.map { SceneJSON.point($0.x, $0.y) })),
-            ])
-          })
+        .array(drawing.map { d in .object([("touch", .number(Double(d.id)))] + Self.members(d.line)) })
       ),
     ])
   }

@@ -79,6 +79,12 @@ struct RecordingContent {
         guard let id = touch["id"]?.intValue, let phase = touch["phase"]?.stringValue,
           let x = touch["x"]?.doubleValue, let y = touch["y"]?.doubleValue
         else { continue }
+        // A pen above the glass draws no stroke; a touch listed only as hovering has left the
+        // glass without its `ended` (protocol §2.1): its stroke ends cancelled.
+        if touch["hover"]?.boolValue == true {
+          if let i = open.removeValue(forKey: id) { strokes[i].end = "cancelled" }
+          continue
+        }
         let point = (x: x, y: y, t: t)
         if phase == "began" || open[id] == nil {
           // A finger seen moving without a began (the recording starts mid-touch) opens a stroke too.

@@ -313,9 +313,11 @@ public final class RelayCore {
     state.engine.prefetchBuffers()
     // Palms are marked in the mirror (gestures.md, "Palm rejection"): most frames have none.
     let palms = state.engine.markPalms(frame)
-    let touches = mirror(frame, origin: origin, in: peer.session, text: text, palms: palms)
+    let touches = mirror(frame, origin: origin, in: peer.session, text: text, state: state, palms: palms)
     // A TUIO bundle once a `format=tuio` observer came, and from then on (see `mirrorTUIO`).
-    if state.tuioWriter != nil || peer.session.tuioObservers > 0 {
+    if state.tuioWriter != nil || state.tuio2Writer != nil || peer.session.tuioObservers > 0
+      || peer.session.tuio2Observers > 0
+    {
       mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
     }
     counters.framesIn += 1

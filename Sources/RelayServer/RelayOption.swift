@@ -123,7 +123,8 @@ public struct RelayOption: Sendable {
       "max-controls", \.limits.maxControlsPerSecond, 1...10_000_000,
       "Control messages per second one connection may send; the excess gets error rate_limited"),
     integer(
-      "max-connections", \.limits.maxConnections, 1...10_000_000, "WebSocket connections in total (HTTP 503 beyond)"),
+      "max-connections", \.limits.maxConnections, 1...10_000_000,
+      "WebSocket connections in total (HTTP 503 beyond); fewer if the descriptor limit allows fewer"),
     integer(
       "max-connections-per-address", \.limits.maxConnectionsPerAddress, 1...10_000_000,
       "WebSocket connections from one client address (HTTP 503 beyond)"),

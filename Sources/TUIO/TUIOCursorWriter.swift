@@ -5,7 +5,8 @@ import TouchProtocol
 /// finger down, `fseq`. Positions are normalized by the source's surface; velocity is in
 /// surface widths (heights) per second and motion acceleration in surface units per second²,
 /// as TUIO 1.1 defines them. TUIO session ids are the writer's own: a protocol touch id is
-/// used again after its finger lifts, a TUIO session id never is.
+/// used again after its finger lifts, a TUIO session id never is. A hovering pen is no cursor,
+/// and TUIO 1.1 has no place for a pressure or a radius.
 public struct TUIOCursorWriter {
   public let sourceName: String
   private var fseq: Int32 = 0
@@ -34,7 +35,9 @@ public struct TUIOCursorWriter {
     for touch in frame.touches {
       let x = touch.x / w
       let y = touch.y / h
-      if touch.phase.isTerminal {
+      // A pen above the glass touches nothing: no cursor. One that was a cursor and is listed
+      // only as hovering has left the glass (protocol §2.1): its cursor ends.
+      if touch.phase.isTerminal || touch.isHovering {
         if cursors.removeValue(forKey: touch.id) != nil { order.removeAll { $0 == touch.id } }
         continue
       }

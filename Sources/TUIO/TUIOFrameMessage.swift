@@ -7,11 +7,16 @@ import OSC
 public struct TUIOFrameMessage: Sendable, Equatable {
   public enum Version: Sendable, Equatable { case tuio11, tuio20 }
 
-  /// A cursor's normalized position (0…1, origin top-left) as the bundle sets it.
+  /// A cursor's normalized position (0…1, origin top-left) as the bundle sets it, and what a
+  /// TUIO 2.0 pointer says of its contact.
   public struct Position: Sendable, Equatable {
     public var id: Int64
     public var x: Double
     public var y: Double
+    /// TUIO 2.0 `press` (0…1), nil when it is 0 or less: none measured.
+    public var pressure: Double? = nil
+    /// TUIO 2.0 `radius`, normalized as the positions are; nil when 0.
+    public var radius: Double? = nil
   }
 
   public var version: Version
@@ -113,7 +118,16 @@ public struct TUIOFrameMessage: Sendable, Equatable {
             a[2].integer != nil, let x = a[3].number, let y = a[4].number, inRange(x), inRange(y),
             a[5...].allSatisfy({ $0.number != nil })
           else { return .failure(.badArguments) }
-          m.positions.append(Position(id: Int64(UInt32(truncatingIfNeeded: id)), x: x, y: y))
+          // radius and press (TUIO 2.0): 0 is what senders without them send (its examples
+          // say "no pressure data" of a press of 0); a press beyond 1 or a negative radius is
+          // no reading at all.
+          guard let radius = a[7].number, let press = a[8].number, radius >= 0, press <= 1 else {
+            return .failure(.badArguments)
+          }
+          m.positions.append(
+            Position(
+              id: Int64(UInt32(truncatingIfNeeded: id)), x: x, y: y, pressure: press > 0 ? press : nil,
+              radius: radius > 0 ? radius : nil))
         case "/tuio2/alv":
           guard version != .tuio11 else { return .failure(.mixedVersions) }
           version = .tuio20

@@ -116,24 +116,36 @@ public struct TUIOInput {
       if alive.contains(id) {
         stillDown.append(id)
       } else if let p = s.down.removeValue(forKey: id) {
-        touches.append(TouchPoint(id: id, phase: .ended, x: p.x, y: p.y))
+        touches.append(TouchPoint(id: id, phase: .ended, x: p.x, y: p.y, details: s.details.removeValue(forKey: id)))
       }
     }
     s.order = stillDown
     // A redundant bundle carries state only: no positions from it.
     var set: [Int64: (x: Double, y: Double)] = [:]
+    var setDetails: [Int64: ContactDetails] = [:]
     if !redundant {
       for p in m.positions where alive.contains(p.id) {
         set[p.id] = (p.x * s.device.width, p.y * s.device.height)
+        if p.pressure != nil || p.radius != nil {
+          setDetails[p.id] = ContactDetails(pressure: p.pressure, radius: p.radius.map { $0 * s.device.width })
+        }
       }
     }
     for id in s.order {
       let old = s.down[id]!
-      if let p = set.removeValue(forKey: id), p != old {
+      if let p = set.removeValue(forKey: id) {
+        // A set without pressure and radius says it has none now (TUIO 2.0 sends both always).
+        let details = setDetails.removeValue(forKey: id)
+        guard p != old || details != s.details[id] else {
+          touches.append(TouchPoint(id: id, phase: .stationary, x: old.x, y: old.y, details: s.details[id]))
+          continue
+        }
         s.down[id] = p
-        touches.append(TouchPoint(id: id, phase: .moved, x: p.x, y: p.y))
+        s.details[id] = details
+        // A change of pressure alone is a move, as UIKit reports a change of force.
+        touches.append(TouchPoint(id: id, phase: .moved, x: p.x, y: p.y, details: details))
       } else {
-        touches.append(TouchPoint(id: id, phase: .stationary, x: old.x, y: old.y))
+        touches.append(TouchPoint(id: id, phase: .stationary, x: old.x, y: old.y, details: s.details[id]))
       }
     }
     // New fingers, in the order the bundle set them.
@@ -145,7 +157,9 @@ public struct TUIOInput {
       }
       s.down[p.id] = pos
       s.order.append(p.id)
-      touches.append(TouchPoint(id: p.id, phase: .began, x: pos.x, y: pos.y))
+      let details = setDetails.removeValue(forKey: p.id)
+      s.details[p.id] = details
+      touches.append(TouchPoint(id: p.id, phase: .began, x: pos.x, y: pos.y, details: details))
     }
     // Nothing down and nothing ended: an idle sender's heartbeat, no frame.
     guard !touches.isEmpty else { return }

@@ -10,7 +10,7 @@ public struct ShapeTemplate: Sendable, Equatable, Codable {
   }
 
   /// Templates one source may send. Each drawing is compared with every template, so this
-  /// bounds one judgement's cost (about 16 µs per template, see the engine's bench).
+  /// bounds one judgement's cost (per template, `shapeComparisonUs` in the engine's bench).
   public static let maxTemplates = 64
   /// Points one template may have, over all its strokes (it is resampled to 32 points once,
   /// at the hello; this bounds that work and the hello's size).

@@ -224,7 +224,10 @@ struct TouchRelayCommand: ParsableCommand {
     let url = server.url ?? "ws://\(config.host):\(listeningPort)"
     let scheme = url.hasPrefix("wss:") ? "https" : "http"
     let healthz = "\(scheme)\(url.drop { $0 != ":" })/healthz"
-    let startUp = "touch-relay \(Self.version) listening on \(url) (healthz: \(healthz)), node \(config.nodeID)"
+    // What the descriptors allow, so an operator sees the ceiling before a crowd finds it.
+    let connections = server.maxConnections ?? config.limits.maxConnections
+    let startUp =
+      "touch-relay \(Self.version) listening on \(url) (healthz: \(healthz)), up to \(connections) connections, node \(config.nodeID)"
     // On every interface the line above names no address a phone can use: list them.
     let others = server.networkHosts.map { (interface, host) in
       (interface, "\(scheme)://\(host):\(listeningPort)/")
@@ -239,7 +242,10 @@ struct TouchRelayCommand: ParsableCommand {
       writeAll(
         JSONLogHandler.line(
           level: "notice", message: startUp, logger: "touch-relay", source: nil,
-          fields: ["url": "\(url)", "healthz": "\(healthz)", "node": "\(config.nodeID)", "version": "\(Self.version)"])
+          fields: [
+            "url": "\(url)", "healthz": "\(healthz)", "maxConnections": "\(connections)", "node": "\(config.nodeID)",
+            "version": "\(Self.version)",
+          ])
           + others.map { interface, page in
             JSONLogHandler.line(
               level: "notice", message: "open on other devices: \(page) (\(interface))", logger: "touch-relay",

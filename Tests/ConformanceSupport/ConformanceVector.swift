@@ -20,6 +20,8 @@ public struct ConformanceVector: Sendable, CustomStringConvertible {
   public var tolerance: Double { json["tolerance"]?.number ?? 1e-6 }
   public var steps: [JSON] { json["steps"]?.array ?? [] }
   public var expect: JSON { json["expect"] ?? .object([:]) }
+  /// `predict=MS`: the vector's observer asks for predicted positions.
+  public var predict: Int? { json["predict"]?.number.map { Int($0) } }
   /// The server's finger limit the vector runs under.
   public var maxFingers: Int { json["maxFingers"]?.number.map { Int($0) } ?? Limits().maxFingers }
 

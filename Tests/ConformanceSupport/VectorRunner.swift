@@ -9,6 +9,9 @@ public struct VectorOutcome: Sendable {
   public var finalScene: JSON = .null
   /// Indexes in `events` of the events a `close` step produced (their `t` is the close's).
   public var closeEvents: Set<Int> = []
+  /// With the vector's `predict`: per `touches` message, its entries' predicted positions
+  /// (`VectorRunner.predictedEntries`).
+  public var predicted: [JSON] = []
 
   public init() {}
 }
@@ -19,17 +22,25 @@ public struct VectorOutcome: Sendable {
 public struct EngineReplay: Sendable {
   public private(set) var engine: SourceEngine
   public private(set) var outcome = VectorOutcome()
+  /// `predict=MS`, if the vector's observer asks for it, and the predictor its frames feed.
+  private let predict: Int?
+  private var predictor = PositionPredictor()
 
-  public init(hello: Hello, maxFingers: Int) {
+  public init(hello: Hello, maxFingers: Int, predict: Int? = nil) {
     engine = SourceEngine(hello: hello, maxFingers: maxFingers)
+    self.predict = predict
   }
 
   public mutating func apply(_ step: VectorStep) throws {
     switch step.kind {
     case .frame(let frame):
+      try predict(frame)
       try collect(engine.process(frame))
     case .frames(let frames):
-      for frame in frames { try collect(engine.process(frame)) }
+      for frame in frames {
+        try predict(frame)
+        try collect(engine.process(frame))
+      }
     case .advance(let t):
       try collect(engine.advance(to: t))
     case .close(let t):
@@ -53,6 +64,25 @@ public struct EngineReplay: Sendable {
     return o
   }
 
+  /// The frame's `touches` message as a `predict=MS` observer gets it, written as the relay
+  /// writes it (the plain message, its entries read back, `predicted` spliced in).
+  private mutating func predict(_ frame: Frame) throws {
+    guard let predict else { return }
+    let plain = ServerMessage.touches(frame, origin: Origin(source: "vector", seq: frame.seq, t: frame.t, rt: 0))
+    var w = JSONWriter()
+    try plain.withUnsafeBytes { bytes in
+      guard let entries = TouchesMessageEntries(bytes)?.entries else {
+        throw VectorRunnerError("the server's own touches message does not read back")
+      }
+      predictor.take(t: frame.t, entries)
+      let predictions = entries.compactMap { e in
+        predictor.predicted(e.id, after: Double(predict)).map { ServerMessage.Prediction(end: e.end, x: $0.x, y: $0.y) }
+      }
+      ServerMessage.writePredicted(bytes, predictions, &w)
+    }
+    outcome.predicted.append(try VectorRunner.predictedEntries(JSON.parse(w.bytes)))
+  }
+
   private mutating func collect(_ out: EngineOutput) throws {
     outcome.events += try out.events.map(VectorRunner.wire)
     // After the call's other gestures, as the relay core sends them.
@@ -67,9 +97,22 @@ public struct EngineReplay: Sendable {
 /// checks the wire form a client sees.
 public enum VectorRunner {
   public static func run(_ v: ConformanceVector) throws -> VectorOutcome {
-    var replay = EngineReplay(hello: try v.hello().hello, maxFingers: v.maxFingers)
+    var replay = EngineReplay(hello: try v.hello().hello, maxFingers: v.maxFingers, predict: v.predict)
     for step in try v.parsedSteps() { try replay.apply(step) }
     return try replay.finish()
+  }
+
+  /// The entries of a `touches` message that carry `predicted`, as `expect.predicted` lists
+  /// them: `{"id", "x", "y"}`.
+  public static func predictedEntries(_ message: JSON) throws -> JSON {
+    guard let touches = message["touches"]?.array else {
+      throw VectorRunnerError("a touches message without touches: \(message)")
+    }
+    return .array(
+      touches.compactMap { entry in
+        guard let p = entry["predicted"] else { return nil }
+        return .object(["id": entry["id"] ?? .null, "x": p["x"] ?? .null, "y": p["y"] ?? .null])
+      })
   }
 
   /// A gesture event as its `gesture` message carries it (origin fields dropped, `t` kept).
@@ -127,6 +170,9 @@ public enum VectorRunner {
     if let scene = expect["scene"] {
       problems += Match.value(scene, o.finalScene, tol, path: "scene")
     }
+    if v.predict != nil {
+      problems += Match.list(expect["predicted"]?.array ?? [], o.predicted, tol, path: "predicted", strict: true)
+    }
     return problems
   }
 
@@ -143,6 +189,7 @@ public enum VectorRunner {
       + Match.list(codes(reference.errors), codes(other.errors), 0, path: "errors", strict: true)
       + Match.list(reference.scenes, other.scenes, 0, path: "scenes", strict: true)
       + Match.value(reference.finalScene, other.finalScene, 0, path: "scene", strict: true)
+      + Match.list(reference.predicted, other.predicted, 0, path: "predicted", strict: true)
   }
 }
 

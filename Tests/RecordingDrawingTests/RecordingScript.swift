@@ -23,6 +23,14 @@ struct RecordingScript {
     add(#"{"type":"frame","seq":\#(seq),"t":\#(t),"touches":[\#(list)]}"#, rt: 1000 + t / 1000)
   }
 
+  /// One frame `ms` after the previous one, with touch entries given as JSON (for members
+  /// beyond id, phase and position: a pen's `kind`, `hover`).
+  mutating func frame(after ms: Double, json touches: [String]) {
+    seq += 1
+    t += ms
+    add(#"{"type":"frame","seq":\#(seq),"t":\#(t),"touches":[\#(touches.joined(separator: ","))]}"#, rt: 1000 + t / 1000)
+  }
+
   private mutating func add(_ message: String, rt: Double) {
     let data = try! JSONSerialization.data(withJSONObject: ["rt": rt, "in": message], options: [.sortedKeys])
     lines.append(String(decoding: data, as: UTF8.self))

@@ -43,4 +43,23 @@ import TouchProtocol
     for i in [2, 3, 4] { #expect(expected[i] != plain[i], "seq \(i + 1) has a palm") }
     #expect(marked == expected)
   }
+
+  /// A `predict=MS` observer's copy keeps the palm mark, its `predicted` after it (the last
+  /// member, as for any moved entry).
+  @Test func aPredictingObserverGetsPalmThenPredicted() throws {
+    let h = CoreHarness()
+    var filter = ObserverFilter(raw: true)
+    filter.predict = 16
+    let (obs, _) = try h.observer("s", filter)
+    let (src, _) = try h.source("s")
+    _ = h.messages(obs)
+    for (i, x) in [300, 310, 320].enumerated() {
+      let phase = i == 0 ? "began" : "moved"
+      h.send(
+        #"{"type":"frame","seq":\#(i + 1),"t":\#(i * 16),"touches":[{"id":2,"phase":"\#(phase)","x":\#(x),"y":600,"radius":96}]}"#,
+        from: src, at: Double(i))
+    }
+    let last = try #require(h.messages(obs).map(\.text).last { $0.hasPrefix(#"{"type":"touches""#) })
+    #expect(last.contains(#""x":320,"y":600,"radius":96,"palm":true,"predicted":{"#), "\(last)")
+  }
 }

@@ -81,7 +81,9 @@ import Testing
   static func run(_ v: ConformanceVector) throws -> VectorOutcome {
     let h = CoreHarness(at: 0) { $0.limits.maxFingers = v.maxFingers }
     let session = "vector"
-    let (observer, _) = try h.observer(session, ObserverFilter())
+    var filter = ObserverFilter()
+    filter.predict = v.predict
+    let (observer, _) = try h.observer(session, filter)
     let source = h.opened(h.core.open(.source(session: session), address: "10.0.0.2", at: join))
     h.sendOnClock(try v.hello().message.description, from: source, at: join)
     var outcome = VectorOutcome()
@@ -97,6 +99,7 @@ import Testing
           // The state sent when the source joins carries no seq and is no change.
           if m["seq"] != nil { outcome.scenes.append(lastScene) }
         case "source": continue
+        case "touches" where v.predict != nil: outcome.predicted.append((try? VectorRunner.predictedEntries(m)) ?? m)
         default: Issue.record("\(v.file): unexpected message to the observer: \(m)")
         }
       }

@@ -30,10 +30,13 @@ import TouchRelayClient
   /// Starts the binary with `arguments` (its stderr to `stderr` when given) and reads its
   /// stdout to the end of the first line, or to its end should it exit first; returns the
   /// process, what it read, and the stdout pipe. Blocks: callers run it on `onOwnThread`.
-  static func startForLine(_ arguments: [String], stderr: Any? = nil) throws -> (Process, String, Pipe) {
+  /// `wrapper`: a command it runs under (`prlimit --nofile=...`), the binary its last argument.
+  static func startForLine(_ arguments: [String], stderr: Any? = nil, under wrapper: [String] = []) throws -> (
+    Process, String, Pipe
+  ) {
     let p = Process()
-    p.executableURL = binary
-    p.arguments = arguments
+    p.executableURL = wrapper.first.map { URL(fileURLWithPath: $0) } ?? binary
+    p.arguments = wrapper.isEmpty ? arguments : wrapper.dropFirst() + [binary.path] + arguments
     let out = ChildProcess.pipe()
     p.standardOutput = out
     if let stderr { p.standardError = stderr }

@@ -174,6 +174,8 @@ struct ServerPlan: Sendable {
   static let safety = 40.0
 
   let hello: JSON
+  /// The vector's `predict`: its observer asks for `?predict=MS`.
+  let predict: Int?
   private(set) var segments: [Segment] = []
   /// When each frame goes out, by `seq`.
   private(set) var frameAt: [Int64: Double] = [:]
@@ -201,6 +203,7 @@ struct ServerPlan: Sendable {
   init(_ v: ConformanceVector) throws {
     let first = try v.hello()
     hello = first.message
+    predict = v.predict
     var replay = EngineReplay(hello: first.hello, maxFingers: v.maxFingers)
     var clock = ServerClock()
     var current: Segment?
@@ -333,7 +336,7 @@ struct ServerReplay {
   /// `closeEvents`: indexes of the events the close produces, whose `t` is checked here.
   func run(expectedMessages: Int, closeEvents: Set<Int> = []) async throws -> (VectorOutcome, ServerTiming) {
     // `raw=1`: each accepted frame's `touches` carries its `t` and the server's `rt`.
-    let (observer, _) = try await relay.observer(session, query: "raw=1")
+    let (observer, _) = try await relay.observer(session, query: plan.predict.map { "predict=\($0)" } ?? "raw=1")
     let source = try await WebSocketConnection.connect(
       relay.url("/v1/source/\(session)"), group: SharedRelays.sourceLoop)
     try await source.send(text: plan.hello.description)
@@ -408,6 +411,7 @@ struct ServerReplay {
         timing.frameHandled(
           t: json["t"]?.number ?? .nan, rt: json["rt"]?.number ?? .nan,
           planned: json["seq"]?.number.flatMap { plan.frameAt[Int64($0)] })
+        if plan.predict != nil { outcome.predicted.append(try VectorRunner.predictedEntries(json)) }
       case "gesture":
         if closeEvents.contains(outcome.events.count) {
           timing.closeEvent(json, plan: plan, sinceStart: ContinuousClock.now - start)

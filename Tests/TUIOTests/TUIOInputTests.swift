@@ -123,7 +123,11 @@ import TouchProtocol
       Issue.record("no frame")
       return
     }
-    #expect(f.touches == [TouchPoint(id: 7, phase: .began, x: 400, y: 300)])
+    // The ptr's radius (0.01 of the surface) is the touch's, in points; its press of 0 is none.
+    #expect(
+      f.touches == [
+        TouchPoint(id: 7, phase: .began, x: 400, y: 300, details: ContactDetails(radius: Double(Float(0.01)) * 800))
+      ])
     // Without dim and source: keyed by address and port, surface from the settings.
     var other = Feed()
     guard case .joined(let k2, let h2)? = other.send(Self.tuio20(1, [(1, 0, 1)]), port: 4000, at: 0).first else {

@@ -323,6 +323,18 @@ private enum ServerExamples {
           ]),
         origin: Origin(source: "s1", seq: 8, t: 18251.2, rt: 697126.75))
     },
+    "server-touches-predicted.json": {
+      // An observer with `?predict=33`: the message others get, `predicted` spliced in.
+      let plain = ServerMessage.touches(
+        Frame(seq: 8, t: 18242.5, touches: [TouchPoint(id: 1, phase: .moved, x: 128.5, y: 214)]),
+        origin: Origin(source: "s1", seq: 8, t: 18242.5, rt: 697118.1))
+      var w = JSONWriter()
+      plain.withUnsafeBytes { bytes in
+        let entries = TouchesMessageEntries(bytes)!.entries
+        ServerMessage.writePredicted(bytes, [ServerMessage.Prediction(end: entries[0].end, x: 161.25, y: 230.5)], &w)
+      }
+      return w.bytes
+    },
     "server-gesture-tap.json": {
       ServerMessage.gesture(
         GestureEvent(
@@ -405,6 +417,34 @@ private enum ServerExamples {
           ),
         ]),
         origin: Origin(source: "s3", seq: 77, t: 9120, rt: 705001.3))
+    },
+    "server-scene-sketch-pressure.json": {
+      ServerMessage.scene(
+        source: "s3",
+        state: .object([
+          ("scene", .string("sketch")),
+          (
+            "lines",
+            .array([
+              .object([("points", .array([point(10, 20), point(14.5, 26), point(20, 33)]))]),
+              .object([
+                ("points", .array([point(40, 50), point(48, 52), point(57, 55)])),
+                ("widths", .array([.number(2.2), .number(4), .number(5.8)])),
+              ]),
+            ])
+          ),
+          ("selected", .null),
+          (
+            "drawing",
+            .array([
+              .object([
+                ("touch", .number(-2)), ("points", .array([point(200, 300), point(204, 310)])),
+                ("widths", .array([.number(3.4), .number(4.6)])),
+              ])
+            ])
+          ),
+        ]),
+        origin: Origin(source: "s3", seq: 91, t: 9480, rt: 705361.8))
     },
     "server-dropped.json": { ServerMessage.dropped(count: 17) },
   ]

@@ -81,12 +81,15 @@ class Script:
 
 
 def vector(name, description, script, events, hello=None, errors=None, scenes=None, scene=None,
-           tolerance=1e-6, max_fingers=None):
+           tolerance=1e-6, max_fingers=None, predict=None, predicted=None):
     v = {"name": name, "description": description, "tolerance": tolerance,
          "hello": hello or {"device": DEVICE}, "steps": script.steps,
          "expect": {"events": events}}
     if max_fingers is not None:
         v["maxFingers"] = max_fingers
+    if predict is not None:
+        v["predict"] = predict
+        v["expect"]["predicted"] = predicted
     if errors:
         v["expect"]["errors"] = errors
     if scenes is not None:
@@ -1227,6 +1230,21 @@ vector("pen_lifted_to_hover_is_cancelled",
        "so cancelled, its pan too (as a missing finger). A later pen touch is a tap of its own.",
        s, [ev("pan", "began", 50), ev("pan", "cancelled", 100), tap(850, 200, 200)])
 
+s = Script()
+PRESSURES = [0, 0.25, 0.5, 0.75, 1]
+s.frame(0, raw=[pen(1, "began", 50, 100, pressure=PRESSURES[0])])
+for k in range(1, 5):
+    s.frame(100 * k, raw=[pen(1, "moved", 50 + 25 * k, 100, pressure=PRESSURES[k])])
+s.frame(500, raw=[pen(1, "ended", 150, 100, pressure=1)])
+vector("sketch_pen_line_width_follows_pressure",
+       "A pen's line in the sketch scene has one width per point, 4 x (0.25 + 1.5 x pressure) "
+       "points (gestures.md, sketch, 'Width from pressure'): 1 at no pressure, today's 4 at 0.5, "
+       "7 at the most; the pen is a finger to the engine, so its line is a pan too.",
+       s, [ev("pan", "began", 100, translation={"x": 25, "y": 0})]
+       + [ev("pan", "changed", 100 * k) for k in range(2, 5)] + [ev("pan", "ended", 500)],
+       hello=hello(scene="sketch"),
+       scene={"scene": "sketch", "lines": [dict(line_pts(100), widths=[4 * (0.25 + 1.5 * p) for p in PRESSURES])],
+              "selected": None, "drawing": []})
 
 # ---------------------------------------------------------------- palm rejection
 # config.palm (gestures.md, "Palm rejection"): on by default, radius 80 pt, whilePen true. A
@@ -1395,6 +1413,93 @@ vector("shape_tap_is_not_a_shape",
        hello=hello(config={"recognizers": ["tap", "shape"], "shapes": [
            {"name": "triangle", "strokes": [TRIANGLE]},
            {"name": "dot-ish", "strokes": [[[0, 0], [1, 1]]]}]}))
+
+
+# ---------------------------------------------------------------- predicted positions
+# An observer with `?predict=MS` (protocol/README.md §2.5). `expect.predicted` has one list per
+# `touches` message (one per frame), of the entries that carry `predicted`: {"id", "x", "y"}.
+# The motions are chosen so the rules give the values in closed form: a least-squares line
+# through points on a line, and a least-squares quadratic through four or more points on a
+# parabola, are that line and that parabola.
+
+NO_GESTURES = hello(config={"recognizers": ["tap"]})
+
+s = Script()
+# 0.5 pt/ms right and 0.25 up, a sample every 8 ms; then it holds (stationary) and lifts.
+for i in range(6):
+    t = 8 * i
+    s.frame(t, {1: ("began" if i == 0 else "moved", 100 + t / 2, 300 - t / 4)})
+s.frame(48, {})
+s.frame(56, {1: ("ended", 120, 290)})
+steady = [[]] + [[{"id": 1, "x": 100 + (8 * i + 20) / 2, "y": 300 - (8 * i + 20) / 4}] for i in range(1, 6)] + [[], []]
+vector("predict_steady_line",
+       "predict=20: a finger moving at a steady 0.5 pt/ms right and 0.25 up is predicted 20 ms "
+       "along its line, (+10, -5), from its first moved entry on (two samples make a line); its "
+       "began, stationary and ended entries carry no prediction.",
+       s, [], hello=NO_GESTURES, predict=20, predicted=steady)
+
+s = Script()
+# x = 0.01 t^2: speeding up, a sample every 10 ms.
+for i in range(6):
+    t = 10 * i
+    s.frame(t, {1: ("began" if i == 0 else "moved", 0.01 * t * t, 100)})
+s.frame(60, {1: ("ended", 36, 100)})
+# t=10: the line through (0,0),(10,1): 1 + 0.1*20 = 3. t=20: the least-squares line through
+# (0,0),(10,1),(20,4) has slope 0.2: 4 + 0.2*20 = 8. From t=30 (four samples within 30 ms) the
+# quadratic is exact, v = 0.02 t, a/2 = 0.01: p + v*20 + 0.5*(0.01*20^2) = p + 0.4 t + 2.
+speeding = [[], [{"id": 1, "x": 3, "y": 100}], [{"id": 1, "x": 8, "y": 100}]] + [
+    [{"id": 1, "x": 0.01 * t * t + 0.4 * t + 2, "y": 100}] for t in (30, 40, 50)] + [[]]
+vector("predict_speeding_up",
+       "predict=20 on x = 0.01 t^2: with two or three samples a least-squares line, from four "
+       "(those of the last 30 ms) the quadratic, carried on with its velocity and half its "
+       "acceleration term: p + v*MS + 0.5*(0.01*MS^2).",
+       s, [], hello=NO_GESTURES, predict=20, predicted=speeding)
+
+s = Script()
+# x = 2t - 0.01 t^2: slowing down, a sample every 10 ms, predicted 100 ms ahead.
+for i in range(9):
+    t = 10 * i
+    s.frame(t, {1: ("began" if i == 0 else "moved", 2 * t - 0.01 * t * t, 100)})
+s.frame(90, {1: ("ended", 99, 100)})
+def slowing(t):
+    p, v = 2 * t - 0.01 * t * t, 2 - 0.02 * t
+    velocity, eased = v * 100, -0.5 * 0.01 * 100 * 100  # -50
+    if abs(eased) > abs(velocity):
+        eased = -velocity
+    return p + velocity + eased
+# t=10: line through (0,0),(10,19): 19 + 1.9*100. t=20: least-squares slope through
+# (0,0),(10,19),(20,36) is 1.8: 36 + 180.
+slow = [[], [{"id": 1, "x": 19 + 190, "y": 100}], [{"id": 1, "x": 36 + 180, "y": 100}]] + [
+    [{"id": 1, "x": slowing(t), "y": 100}] for t in (30, 40, 50, 60, 70, 80)] + [[]]
+vector("predict_slowing_down_never_turns_back",
+       "predict=100 on x = 2t - 0.01 t^2: half the acceleration's term is -50 points, and once "
+       "the velocity's term (100 v) is shorter than that (t > 75) the acceleration's is cut to "
+       "its length: the finger is predicted where it is, not behind it.",
+       s, [], hello=NO_GESTURES, predict=100, predicted=slow)
+
+s = Script()
+pen_at = lambda phase, x, hover=False: {"id": 4, "phase": phase, "x": x, "y": 200, "kind": "pen", "hover": hover}
+s.frame(0, raw=[pen_at("began", 100)])
+s.frame(10, raw=[pen_at("moved", 110)])
+s.frame(20, raw=[pen_at("moved", 120)])
+# It lifts to hover without `ended` (the engine counts it cancelled): its history starts again
+# (one sample: predicted where it is), and it is predicted as it hovers on.
+s.frame(30, raw=[pen_at("moved", 140, hover=True)])
+s.frame(40, raw=[pen_at("moved", 150, hover=True)])
+# A frame without it (it counts as gone), then id 4 again: a new touch, with no speed from before.
+s.frame(50, raw=[])
+s.frame(60, raw=[pen_at("began", 300)])
+s.frame(70, raw=[pen_at("moved", 280)])
+s.frame(80, raw=[pen_at("ended", 280)])
+pens = [[], [{"id": 4, "x": 120, "y": 200}], [{"id": 4, "x": 130, "y": 200}],
+        [{"id": 4, "x": 140, "y": 200}], [{"id": 4, "x": 160, "y": 200}], [], [],
+        [{"id": 4, "x": 260, "y": 200}], []]
+vector("predict_hovering_pen_and_new_histories",
+       "predict=10: a pen moving at 1 pt/ms is predicted 10 points on; when it lifts to hover its "
+       "history starts again (one sample: predicted where it is) and it is predicted as it "
+       "hovers on (a hovering pen's pointer lags as much); a touch missing from a frame is gone: "
+       "id 4 after it is a new touch (-2 pt/ms: 280 - 20).",
+       s, [], hello=NO_GESTURES, predict=10, predicted=pens)
 
 
 # ---------------------------------------------------------------- write

@@ -416,7 +416,9 @@ class Bench(Lab):
                  f"({timed.get('engineNsPerTouchPointInterleaved')} with {timed.get('interleavedEngines')} engines taking turns) "
                  f"({timed['frames']} frames, {timed['touchPoints']} touch points); MessageDecoder "
                  f"{timed['messageDecoderNsPerFrame']} ns/frame, JSONDecoder {timed['jsonDecoderNsPerFrame']} "
-                 f"ns/frame (x{timed['jsonDecoderOverMessageDecoder']})")
+                 f"ns/frame (x{timed['jsonDecoderOverMessageDecoder']}); a shape judged against "
+                 f"{timed.get('shapeTemplates')} templates in {timed.get('shapeJudgementUs')} µs "
+                 f"({timed.get('shapeComparisonUs')} µs per comparison)")
         ordo = self.ordo_one(timed)
         self.results["engine"] = {"timed": timed, "ordoOne": ordo}
 

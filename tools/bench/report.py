@@ -140,7 +140,10 @@ def write(bench):
                   f"| Foundation JSONDecoder, ns per frame | {fmt(o.get('jsonDecoderNsPerFrame'), '')} | {t['jsonDecoderNsPerFrame']} |",
                   f"| JSONDecoder / MessageDecoder | {fmt(o.get('jsonDecoderOverMessageDecoder'), '')} | {t['jsonDecoderOverMessageDecoder']} |",
                   f"| `gesture` message encode ({t.get('gestureMessages', 0):,} of the trace's events), ns per message | — | {fmt(t.get('gestureEncodeNsPerMessage'), '')} |",
-                  f"| `touches` message encode (the trace's frames), ns per message | — | {fmt(t.get('touchesEncodeNsPerMessage'), '')} |"]
+                  f"| `touches` message encode (the trace's frames), ns per message | — | {fmt(t.get('touchesEncodeNsPerMessage'), '')} |",
+                  f"| shapes: one drawing judged against {t.get('shapeTemplates', 16)} templates, µs "
+                  f"({t.get('shapeDrawingsRecognizedAsTheirOwn', '?')} of {t.get('shapeTemplates', 16)} recognized as their own) | — | {fmt(t.get('shapeJudgementUs'), '')} |",
+                  f"| shapes: one comparison (drawing against one template), µs | — | {fmt(t.get('shapeComparisonUs'), '')} |"]
         if o.get("error"):
             lines.append(f"\nordo-one/benchmark did not run: {o['error']}")
         lines.append("")

@@ -5,13 +5,13 @@ library, the executable, the heap, anonymous memory), with how much of it is pri
 dirty until the kernel writes it back) and so how much is clean (file pages, shareable).
 
     rss_breakdown.py PID                   one running process
-    rss_breakdown.py --start BINARY [--runs 3] [--settle 2] [--observers N] [-- FLAGS...]
+    rss_breakdown.py --start BINARY [--runs 3] [--settle 2] [--observers N [--deflate]] [-- FLAGS...]
 
 With --start it starts BINARY `--host 127.0.0.1 --port 0 FLAGS` RUNS times, reads the
 breakdown of each once it listens (plus SETTLE seconds), and prints the median VmRSS and the
 breakdown of the median run. With --observers N it then opens N idle observers with
-idle_ws.py (no compression offered) in each run and reports (RSS with them − RSS idle) / N, the
-bytes per idle connection. --json prints one JSON object instead of the table.
+idle_ws.py (no compression offered; permessage-deflate with --deflate) in each run and
+reports (RSS with them − RSS idle) / N, the bytes per idle connection. --json prints one JSON object instead of the table.
 """
 
 import argparse
@@ -64,7 +64,7 @@ def table(rows, total):
     return "\n".join(out)
 
 
-def one_run(binary, flags, settle, observers):
+def one_run(binary, flags, settle, observers, deflate=False):
     proc = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--log-level", "error", *flags],
                             stdout=subprocess.PIPE, text=True)
     try:
@@ -74,7 +74,7 @@ def one_run(binary, flags, settle, observers):
         if observers:
             idle = subprocess.Popen([sys.executable, os.path.join(HERE, "idle_ws.py"), "--url",
                                      f"ws://127.0.0.1:{port}", "--count", str(observers), "--sessions",
-                                     str(max(1, observers // 100))], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     str(max(1, observers // 100))] + (["--deflate"] if deflate else []), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     text=True)
             ready = json.loads(idle.stdout.readline())
             time.sleep(settle)
@@ -96,6 +96,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--settle", type=float, default=2.0)
     ap.add_argument("--observers", type=int, default=0)
+    ap.add_argument("--deflate", action="store_true", help="the observers offer permessage-deflate")
     ap.add_argument("--json", action="store_true")
     argv = sys.argv[1:]
     flags = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -108,7 +109,7 @@ def main():
         return
     if not a.start:
         ap.error("give a PID or --start BINARY")
-    runs = [one_run(a.start, a.flags, a.settle, a.observers) for _ in range(a.runs)]
+    runs = [one_run(a.start, a.flags, a.settle, a.observers, a.deflate) for _ in range(a.runs)]
     median = statistics.median_low([r["rssKB"] for r in runs])
     mid = next(r for r in runs if r["rssKB"] == median)
     summary = {"binary": a.start, "flags": a.flags, "runs": [r["rssKB"] for r in runs], "medianRssKB": median}
@@ -123,7 +124,7 @@ def main():
     print(table(mid["mappings"], median))
     print(f"\nVmRSS of {len(runs)} starts (kB): {summary['runs']}, median {median:,}")
     if a.observers:
-        print(f"bytes per idle connection ({a.observers:,} observers, no compression offered): "
+        print(f"bytes per idle connection ({a.observers:,} observers, {'permessage-deflate' if a.deflate else 'no compression'} offered): "
               f"{summary['bytesPerConnection']}, median {summary['medianBytesPerConnection']:,.0f}")
 
 

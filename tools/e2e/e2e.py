@@ -20,6 +20,8 @@ show no recordings and ask for none it cannot have.
 - webkit: WebKitGTK under Xvfb, classic WebDriver, the engine of Safari: one finger (its
   driver has one pointer), so tap, double tap and pan; no pinch.
 Each browser uses a session of its own (`e2e-<browser>`) on the same server.
+In Chromium, pens, force and contact size (`pens.py`): what the pad sends of each; in every
+browser, the watch page's label of a `shape` gesture.
 In each browser, docs/examples/big-screen.html, served from another origin (a plain HTTP
 server of this script), imports /sdk/touchrelay.js from the relay (CORS) and observes the
 session: it must list the pad's gestures."""
@@ -34,6 +36,7 @@ import threading
 
 import websockets
 
+from pens import check_pens, check_shape_label
 from touches import drag, pinch, tap
 from replay import check_replay
 from wall import check_wall
@@ -74,6 +77,10 @@ async def main():
         try:
             await browser.start()
             await run(browser, base, site, args.out, found)
+            # Pens, force and size need input only the DevTools protocol gives.
+            if name == "chromium":
+                await check_pens(browser, base, found)
+            await check_shape_label(browser, base, found)
             await check_wall(browser, base, args.out, found)
             # Keys and the mouse are the same in firefox-touch as in firefox: played once per engine.
             if name != "firefox-touch":

@@ -6,11 +6,15 @@ public struct ObserverFilter: Equatable, Sendable {
   public var source: String?
   public var gestures: GestureKinds?
   /// `format=tuio`: touches as TUIO 1.1 bundles and gestures as `/touchrelay/gesture`, both
-  /// OSC in binary messages (the protocol's notices stay JSON). Implies `raw`.
+  /// OSC in binary messages (the protocol's notices stay JSON). Implies `raw`. `format=tuio2`:
+  /// the same with TUIO 2.0 bundles, which carry a pointer's pressure and radius.
   public var format = Format.json
+  /// `predict=MS` (1 to 100): each moving touch of its `touches` messages also carries where
+  /// it is expected MS ms after the frame (`predicted`). Implies `raw`.
+  public var predict: Int?
 
   public enum Format: String, Sendable {
-    case json, tuio
+    case json, tuio, tuio2
   }
 
   public init(raw: Bool = false, source: String? = nil, gestures: GestureKinds? = nil) {
@@ -42,8 +46,15 @@ public struct ObserverFilter: Equatable, Sendable {
         }
         f.gestures = set
       case "format":
-        guard let format = Format(rawValue: value) else { return .failure(.badRequest("format must be json or tuio")) }
+        guard let format = Format(rawValue: value) else {
+          return .failure(.badRequest("format must be json, tuio or tuio2"))
+        }
         f.format = format
+      case "predict":
+        guard value.utf8.count <= 3, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+          let ms = Int(value), (1...100).contains(ms)
+        else { return .failure(.badRequest("predict must be a whole number of ms from 1 to 100")) }
+        f.predict = ms
       case "token":
         // Checked by the access policy before the upgrade.
         continue
@@ -51,7 +62,13 @@ public struct ObserverFilter: Equatable, Sendable {
         return .failure(.badRequest("unknown query parameter '\(name.prefix(32))'"))
       }
     }
-    if f.format == .tuio { f.raw = true }
+    if f.format != .json { f.raw = true }
+    if f.predict != nil {
+      guard f.format == .json else {
+        return .failure(.badRequest("predict is for JSON observers, not format=\(f.format.rawValue)"))
+      }
+      f.raw = true
+    }
     return .success(f)
   }
 

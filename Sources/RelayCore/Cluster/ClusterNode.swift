@@ -1,3 +1,4 @@
+import GestureEngine
 import Logging
 import TouchProtocol
 
@@ -319,7 +320,21 @@ struct ClusterNode {
     case .touches:
       // A `format=tuio` observer gets only its own node's sources as TUIO: the bus carries
       // the JSON messages (protocol/README.md, section 7).
-      forward(payload, record, in: local) { $0.raw && $0.format == .json }
+      forward(payload, record, in: local) { $0.raw && $0.format == .json && $0.predict == nil }
+      // `predict=MS` observers: this node predicts from the records it gets (the bus carries
+      // no prediction). A source not known here yet (its `joined` was missed) has no history:
+      // its moving touches are predicted where they are until it is announced.
+      if let local, local.predictObservers > 0 {
+        var unknown = PositionPredictor()
+        let createdAt = Int64((record.rt > 0 ? record.rt : now) * 1_000_000)
+        if let source {
+          core.fanOutPredicted(
+            payload, t: record.t, source: record.source, predictor: &source.predictor, in: local, createdAt: createdAt)
+        } else {
+          core.fanOutPredicted(
+            payload, t: record.t, source: record.source, predictor: &unknown, in: local, createdAt: createdAt)
+        }
+      }
     case .gesture:
       if let source { track(record, of: source) }
       forward(payload, record, in: local) { $0.format == .json && $0.wants(record.gesture.kind) }

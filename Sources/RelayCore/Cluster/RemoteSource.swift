@@ -1,3 +1,4 @@
+import GestureEngine
 import TouchProtocol
 
 /// A source on another node, as this node knows it from the bus: enough for welcomes, scene
@@ -9,6 +10,9 @@ final class RemoteSource {
   var info: SourceInfo
   /// Its scene's latest state (checked JSON), if it runs a scene.
   var sceneState: [UInt8]?
+  /// Its touches' predicted positions, from its `touches` records, for this node's
+  /// `predict=MS` observers (the bus carries no prediction).
+  var predictor = PositionPredictor()
   var lastSeq: Int64 = 0
   var lastT: Double = 0
   var lastRT: Double = 0

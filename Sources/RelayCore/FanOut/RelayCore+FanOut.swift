@@ -33,9 +33,11 @@ extension RelayCore {
   /// (`MessageDecoder.compactFrame`): copied, not written again.
   /// `palms`: ids of the frame's palm entries, marked `"palm":true` (the touches text is then
   /// written, not copied). Returns the message made, for the frame's gestures to copy their
-  /// origin from.
+  /// origin from. `state`: the source's, whose predictor `predict=MS` observers' copies take
+  /// (see `fanOutPredicted`; a palm's entry carries its prediction after `palm`).
   func mirror(
-    _ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText(), palms: [Int64] = []
+    _ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText(), state: SourceState? = nil,
+    palms: [Int64] = []
   ) -> FrameOrigin? {
     var originText = 0..<0
     func make() -> OutgoingMessage {
@@ -45,8 +47,16 @@ extension RelayCore {
       ) { originText = ServerMessage.write(frame, origin: origin, text: text, palms: palms, &$0) }
     }
     var message = fanOut(to: session.observers, where: {
-      $0.filter.raw && $0.filter.format == .json && $0.filter.wants(source: origin.source)
+      $0.filter.raw && $0.filter.format == .json && $0.filter.predict == nil && $0.filter.wants(source: origin.source)
     }, make)
+    if let state, session.predictObservers > 0 {
+      let m = message ?? make()
+      message = m
+      m.withPayload {
+        fanOutPredicted(
+          $0, t: frame.t, source: origin.source, predictor: &state.predictor, in: session, createdAt: origin.createdAt)
+      }
+    }
     if let node = clusterNode {
       let m = message ?? make()
       message = m
@@ -77,7 +87,7 @@ extension RelayCore {
         .gesture, in: session, source: origin.source, origin: origin, supersedable: e.state.isSupersedable,
         gesture: e, payload: message ?? make())
     }
-    if session.tuioObservers > 0 { broadcastGestureTUIO(e, origin: origin, in: session) }
+    if session.tuioObservers > 0 || session.tuio2Observers > 0 { broadcastGestureTUIO(e, origin: origin, in: session) }
   }
 
   /// `origin` is nil for a state no frame caused (a source's first scene).

@@ -5,23 +5,35 @@ import TouchProtocol
 /// Fan-out to `format=tuio` observers (TUIO out over UDP, `?format=tuio` WebSockets): each
 /// source frame becomes one TUIO 1.1 `/tuio/2Dcur` bundle and each gesture one
 /// `/touchrelay/gesture` message, encoded once for all of them and only when one wants it.
+/// `format=tuio2` observers get TUIO 2.0 `/tuio2/ptr` bundles instead, and the same gestures.
 extension RelayCore {
   func mirrorTUIO(_ frame: Frame, origin: Origin, state: SourceState, in session: Session) {
-    if state.tuioWriter == nil {
-      guard session.tuioObservers > 0 else { return }
-      state.tuioWriter = TUIOCursorWriter(sourceName: "touchrelay:\(state.info.id)@\(configuration.tuioHost)")
+    let name = "touchrelay:\(state.info.id)@\(configuration.tuioHost)"
+    if state.tuioWriter == nil && session.tuioObservers > 0 {
+      state.tuioWriter = TUIOCursorWriter(sourceName: name)
+    }
+    if state.tuio2Writer == nil && session.tuio2Observers > 0 {
+      state.tuio2Writer = TUIOPointerWriter(sourceName: name)
     }
     // Every frame from the first on, wanted or not: velocities and session ids need them all.
-    guard let bundle = state.tuioWriter?.bundle(for: frame, device: state.info.device) else { return }
-    _ = fanOut(to: session.observers, where: { $0.filter.format == .tuio && $0.filter.wants(source: origin.source) }) {
-      osc(.bundle(bundle), supersedable: true, at: origin.rt)
+    if let bundle = state.tuioWriter?.bundle(for: frame, device: state.info.device) {
+      _ = fanOut(to: session.observers, where: { $0.filter.format == .tuio && $0.filter.wants(source: origin.source) })
+      {
+        osc(.bundle(bundle), supersedable: true, at: origin.rt)
+      }
+    }
+    if let bundle = state.tuio2Writer?.bundle(for: frame, device: state.info.device) {
+      _ = fanOut(to: session.observers, where: { $0.filter.format == .tuio2 && $0.filter.wants(source: origin.source) })
+      {
+        osc(.bundle(bundle), supersedable: true, at: origin.rt)
+      }
     }
   }
 
   func broadcastGestureTUIO(_ e: GestureEvent, origin: Origin, in session: Session) {
     guard let state = session.sources.first(where: { $0.source?.info.id == origin.source })?.source else { return }
     _ = fanOut(to: session.observers, where: {
-      $0.filter.format == .tuio && $0.filter.wants(source: origin.source) && $0.filter.wants(e.gesture)
+      $0.filter.format != .json && $0.filter.wants(source: origin.source) && $0.filter.wants(e.gesture)
     }) {
       osc(
         .message(TUIOGestureMessage.message(e, source: origin.source, device: state.info.device)),

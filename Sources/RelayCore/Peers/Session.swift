@@ -9,7 +9,9 @@ public final class Session {
   public internal(set) var sources: [Peer] = []
   public internal(set) var observers: [Peer] = [] {
     didSet {
+      tuio2Observers = observers.reduce(0) { $0 + ($1.filter.format == .tuio2 ? 1 : 0) }
       tuioObservers = observers.reduce(0) { $0 + ($1.filter.format == .tuio ? 1 : 0) }
+      predictObservers = observers.reduce(0) { $0 + ($1.filter.predict != nil ? 1 : 0) }
       observersBuffer = hintAddress(of: observers)
       firstObserver = observers.first.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
     }
@@ -19,9 +21,13 @@ public final class Session {
   /// prefetch is meant to hide. Hints only: nothing reads or writes through them.
   private var observersBuffer: UnsafeRawPointer?
   private var firstObserver: UnsafeRawPointer?
+  /// Observers that asked for `format=tuio2` (TUIO 2.0), counted as `tuioObservers` are.
+  private(set) var tuio2Observers = 0
   /// Observers that asked for `format=tuio`: counted when observers come and go, as every
   /// frame asks (an observer's filter is set when it opens).
   private(set) var tuioObservers = 0
+  /// Observers that asked for `predict=MS`, counted likewise.
+  private(set) var predictObservers = 0
   /// Sources that dropped without a clean close and may still resume, by source id.
   public internal(set) var departed: [String: DepartedSource] = [:]
   /// A cluster node's stream of records for this session on the bus, and the number of its

@@ -1,4 +1,5 @@
 import CPrefetch
+import GestureEngine
 import TUIO
 import TouchProtocol
 
@@ -19,9 +20,13 @@ public final class SourceState {
   /// in the `rate_limited` error).
   var frameGate: RateGate
   var lastRateLimitedSeq: Int64 = 0
+  /// This source's frames as TUIO 2.0 bundles, from the first `format=tuio2` observer on.
+  var tuio2Writer: TUIOPointerWriter?
   /// This source's frames as TUIO bundles, from the first `format=tuio` observer on (its
   /// velocities and session ids need every frame after that).
   var tuioWriter: TUIOCursorWriter?
+  /// Its touches' predicted positions, fed while a `predict=MS` observer follows the session.
+  var predictor = PositionPredictor()
   /// It resumed on another cluster node: it closes without `left` or a resume window.
   var handedOver = false
 

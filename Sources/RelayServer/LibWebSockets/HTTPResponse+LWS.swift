@@ -14,6 +14,18 @@ extension HTTPResponse {
 
   /// Writes the response; false if the connection failed.
   func send(on wsi: OpaquePointer) -> Bool {
+    LWSRawWrite.send(head, body, on: wsi)
+  }
+
+  /// The whole answer, for a socket lws never had (`LWSDriver.refuseWithSpare`); it closes
+  /// the connection after.
+  var bytes: [UInt8] {
+    var closing = self
+    closing.headers.append(("Connection", "close"))
+    return closing.head + body
+  }
+
+  private var head: [UInt8] {
     // Nothing is cached unless the route says otherwise.
     let cache = headers.contains { $0.0.lowercased() == "cache-control" } ? "" : "Cache-Control: no-store\r\n"
     let extra = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
@@ -21,6 +33,6 @@ extension HTTPResponse {
     let head =
       "HTTP/1.1 \(status) \(reasonPhrase)\r\nContent-Type: \(contentType)\r\n"
       + "Content-Length: \(body.count)\r\n\(cache)\(Self.securityHeaders)\(page)\(extra)\r\n"
-    return LWSRawWrite.send(Array(head.utf8), body, on: wsi)
+    return Array(head.utf8)
   }
 }

@@ -32,8 +32,10 @@ private func serve(
     return 0
 
   case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-    // While shutting down, new sockets are refused outright.
-    return core.stopping ? 1 : 0
+    // While shutting down, new sockets are refused outright; lws closes what is refused.
+    if core.stopping { return 1 }
+    // `input` carries the accepted socket's descriptor.
+    return driver.refusesForDescriptors(Int32(truncatingIfNeeded: Int(bitPattern: input))) ? 1 : 0
 
   case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
     // The last chance to answer in plain HTTP: bad paths and session names never upgrade.

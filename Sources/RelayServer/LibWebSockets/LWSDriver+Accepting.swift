@@ -1,4 +1,5 @@
 import CLibWebSockets
+import RelayCore
 
 #if canImport(Glibc)
   import Glibc
@@ -17,11 +18,16 @@ extension LWSDriver {
       if fd < 0 {
         let e = errno
         if e == EINTR || e == ECONNABORTED { continue }
+        if e == EMFILE || e == ENFILE, refuseWithSpare(listener) { continue }
         if e != EAGAIN && e != EWOULDBLOCK { acceptFailed(e) }
         return
       }
       // While shutting down, new sockets are refused outright (as LWS_CALLBACK_FILTER_NETWORK_CONNECTION does).
       if core.stopping {
+        close(fd)
+        continue
+      }
+      if refusesForDescriptors(fd) {
         close(fd)
         continue
       }
@@ -44,16 +50,62 @@ extension LWSDriver {
     guard let wsi = sharedListenerWSI, let fd = sharedListener else { return }
     sharedListenerWSI = nil
     sharedListener = nil
+    if spareDescriptor >= 0 { close(spareDescriptor) }
+    spareDescriptor = -1
     shutdown(fd, Int32(SHUT_RDWR))
     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
   }
 
+  /// Whether a connection just accepted on `fd` is one too many for the descriptors: the
+  /// system gives out the lowest free descriptor, so one at `descriptorCeiling` or above means
+  /// nearly all below it are taken. Such a connection is answered HTTP 503 at once (with TLS,
+  /// only closed: a plain answer would mean nothing to it) and the caller closes it, so the
+  /// descriptors never run out under a crowd of connections that never upgrade, and accepting
+  /// never fails and spins on a socket that stays readable. Both listeners ask (lws' in
+  /// LWS_CALLBACK_FILTER_NETWORK_CONNECTION).
+  func refusesForDescriptors(_ fd: Int32) -> Bool {
+    guard fd >= descriptorCeiling else { return false }
+    if config.tlsCertificate == nil {
+      let answer = HTTPResponse(status: 503, body: "out of descriptors\n").bytes
+      _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+    acceptFailed(EMFILE, refused: true)
+    return true
+  }
+
+  /// Out of descriptors all the same (something other than connections took the rest): the
+  /// waiting connection would keep the socket readable, and the loop would spin on it. The
+  /// spare descriptor is given up for it, so it is accepted, answered as above, and closed, and
+  /// the spare taken again. False when there is no spare (it could not be taken back).
+  private func refuseWithSpare(_ listener: Int32) -> Bool {
+    guard spareDescriptor >= 0 else { return false }
+    close(spareDescriptor)
+    spareDescriptor = -1
+    let fd = tr_accept4(listener, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+    if fd >= 0 {
+      let ceiling = descriptorCeiling
+      descriptorCeiling = 0
+      _ = refusesForDescriptors(fd)
+      descriptorCeiling = ceiling
+      close(fd)
+    }
+    takeSpareDescriptor()
+    return fd >= 0
+  }
+
+  /// Keeps one descriptor open for `refuseWithSpare`.
+  func takeSpareDescriptor() {
+    if spareDescriptor < 0 { spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+  }
+
   /// Out of descriptors or memory: lws' listener logs and waits for the next readiness; so
   /// do we, once a second at most.
-  private func acceptFailed(_ e: Int32) {
+  private func acceptFailed(_ e: Int32, refused: Bool = false) {
     let t = now()
     guard t - acceptErrorLoggedAt >= 1000 else { return }
     acceptErrorLoggedAt = t
-    logger.error("cannot accept a connection", metadata: ["error": "\(String(cString: strerror(e)))"])
+    logger.error(
+      refused ? "out of descriptors: a connection was answered 503" : "cannot accept a connection",
+      metadata: ["error": "\(String(cString: strerror(e)))"])
   }
 }

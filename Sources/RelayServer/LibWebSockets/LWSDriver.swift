@@ -59,6 +59,11 @@ final class LWSDriver {
   let trustedProxies: TrustedProxies
   /// When an accept error was last logged (one a second at most: the socket stays readable).
   var acceptErrorLoggedAt: Double = -.infinity
+  /// `--reuse-port`: a descriptor kept open to be given up when accepting runs out of them
+  /// (see `refuseWithSpare`); -1 when none is held.
+  var spareDescriptor: Int32 = -1
+  /// A connection accepted on a descriptor this high is answered 503 (`refusesForDescriptors`).
+  var descriptorCeiling = Int32.max
   /// `--tuio-udp`: the TUIO senders' socket and their sources.
   var tuio: TUIOListener?
   /// `--tuio-out`: observers sending TUIO over UDP.

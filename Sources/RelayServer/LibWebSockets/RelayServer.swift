@@ -41,6 +41,8 @@ public final class RelayServer: Sendable {
   private let finished = DispatchSemaphore(value: 0)
   /// `--tuio-udp`'s socket, bound in `start`, handed to the service thread.
   private let tuioSocket = Mutex<TUIOSocket?>(nil)
+  /// The descriptors claimed in `start` (see `DescriptorBudget`).
+  private let descriptors = Mutex<DescriptorBudget?>(nil)
 
   public init(configuration: RelayConfiguration, logger: Logger = Logger(label: "touch-relay")) {
     self.configuration = configuration
@@ -52,6 +54,12 @@ public final class RelayServer: Sendable {
 
   /// The port it listens on, once started.
   public var port: Int? { listening.withLock { $0 } }
+
+  /// Once started: the WebSocket connections it takes before answering 503, `--max-connections`
+  /// or fewer when the process's descriptors allow fewer (see `DescriptorBudget`).
+  public var maxConnections: Int? {
+    descriptors.withLock { $0 }.map { min(configuration.limits.maxConnections, $0.connections) }
+  }
 
   /// The UDP port TUIO senders send to, once started with `--tuio-udp`.
   public var tuioPort: Int? { tuioSocket.withLock { $0?.port } }
@@ -133,6 +141,27 @@ public final class RelayServer: Sendable {
         throw StartError.badConfiguration("\(error)")
       }
     }
+    // Before the context, which sizes its descriptor table from the limit.
+    let budget = DescriptorBudget.claim(recording: configuration.recordDirectory != nil)
+    descriptors.withLock { $0 = budget }
+    // Every receive buffer is a connection's, so one per descriptor is room enough.
+    ReceiveBuffers.install(
+      slots: min(budget.limit, ReceiveBuffers.mostSlots),
+      bytes: ReceiveBuffers.requestSize(rxBufferSize: ContextResources.rxBufferSize))
+    if budget.limit > budget.previousLimit {
+      logger.info(
+        "raised the descriptor limit", metadata: ["from": "\(budget.previousLimit)", "to": "\(budget.limit)"])
+    }
+    if configuration.limits.maxConnections > budget.connections
+      && configuration.limits.maxConnections != Limits().maxConnections
+    {
+      logger.warning(
+        "--max-connections is more than this process's descriptors allow; HTTP 503 beyond what they do",
+        metadata: [
+          "max-connections": "\(configuration.limits.maxConnections)", "allowed": "\(budget.connections)",
+          "descriptor-limit": "\(budget.limit)",
+        ])
+    }
     let ready = DispatchSemaphore(value: 0)
     ServiceThread.start(name: "lws-service") { [self] in
       self.serviceThread(ready: ready, address: listenAddress, shared: shared)
@@ -202,8 +231,11 @@ public final class RelayServer: Sendable {
   private func serve(
     _ resources: ContextResources, shared: SharedListener?, adopted: inout Bool, ready: DispatchSemaphore
   ) {
+    var settings = configuration
+    let budget = descriptors.withLock { $0 }
+    if let allowed = maxConnections { settings.limits.maxConnections = allowed }
     let driver = LWSDriver(
-      config: configuration, access: initialPolicy.withLock { $0 }, logger: logger, eventLoop: resources.eventLoop)
+      config: settings, access: initialPolicy.withLock { $0 }, logger: logger, eventLoop: resources.eventLoop)
     var info = lws_context_creation_info()
     // `--reuse-port`: no listener of lws' own; connections come from `SharedListener`.
     info.port = shared == nil ? Int32(configuration.port) : CONTEXT_PORT_NO_LISTEN_SERVER
@@ -281,9 +313,11 @@ public final class RelayServer: Sendable {
       driver.vhost = vhost
       driver.sharedListener = shared.fd
       driver.sharedListenerWSI = listenerWSI
+      driver.takeSpareDescriptor()
     }
     driver.context = context
     driver.server = self
+    if let budget { driver.descriptorCeiling = Int32(clamping: budget.ceiling) }
     if let redis = redisTarget {
       let bus = RedisBus(
         driver: driver, url: redis.url, address: redis.address, prefix: configuration.effectiveRedisPrefix,
@@ -347,6 +381,10 @@ public final class RelayServer: Sendable {
 
 /// C memory libwebsockets reads for the context's lifetime.
 private final class ContextResources {
+  /// The largest piece of a message lws hands over at once (larger ones come in pieces, which
+  /// `LWSCallback` joins): 16 KiB with lws' `LWS_PRE` and zlib's 4 bytes, so that each buffer
+  /// is exactly four pages of `ReceiveBuffers`.
+  static let rxBufferSize = 16 * 1024 - Int(tr_lws_pre()) - 4
   let iface: UnsafeMutablePointer<CChar>?
   let ipv6: Bool
   let protocolName: UnsafeMutablePointer<CChar>
@@ -385,7 +423,7 @@ private final class ContextResources {
     p.name = UnsafePointer(protocolName)
     p.callback = relayCallback
     p.per_session_data_size = 0
-    p.rx_buffer_size = 16 * 1024
+    p.rx_buffer_size = Self.rxBufferSize
     protocols.initialize(to: p)
     // Raw sockets (`RawSocket`): the cluster bus's Redis connections read into this buffer.
     var raw = lws_protocols()

@@ -48,12 +48,15 @@ const TR = (function () {
         return n + "pan " + Math.round(tr.x) + ", " + Math.round(tr.y);
       }
       case "longpress": return "long press";
+      // A drawing like one of the source's templates: its name and how close (0 to 1).
+      case "shape": return "shape " + (g.name || "?") + " " + Math.round((g.score || 0) * 100) + "%";
       default: return String(g.gesture);
     }
   }
 
   const gestureColors = {
     tap: "#4cc9f0", longpress: "#f9c74f", pan: "#90be6d", pinch: "#f72585", rotation: "#b388ff", swipe: "#ff9e00",
+    shape: "#43aa8b",
   };
 
   const fingerColors = ["#4cc9f0", "#f72585", "#90be6d", "#f9c74f", "#b388ff", "#ff9e00", "#43aa8b", "#ff6b6b"];
@@ -159,17 +162,44 @@ const TR = (function () {
     ctx.stroke();
   }
 
+  /**
+   * A line whose width follows its pen's pressure (gestures.md, sketch: `widths`, one per
+   * point): each segment as wide as its two ends' mean, `extra` added (the selection's).
+   */
+  function pressureLine(ctx, points, widths, extra) {
+    if (points.length < 2) {
+      ctx.lineWidth = widths[0] + extra;
+      polyline(ctx, points);
+      return;
+    }
+    for (let i = 1; i < points.length; i++) {
+      ctx.lineWidth = (widths[i - 1] + widths[i]) / 2 + extra;
+      ctx.beginPath();
+      ctx.moveTo(points[i - 1][0], points[i - 1][1]);
+      ctx.lineTo(points[i][0], points[i][1]);
+      ctx.stroke();
+    }
+  }
+
   function drawSketch(ctx, state) {
     ctx.lineCap = "round";
     ctx.lineJoin = "round";
     (state.lines || []).forEach((line, i) => {
       const selected = state.selected === i;
       ctx.strokeStyle = selected ? "#f72585" : "#e0e0e0";
+      if (line.widths && line.points && line.widths.length === line.points.length) {
+        pressureLine(ctx, line.points, line.widths, selected ? 3 : 0);
+        return;
+      }
       ctx.lineWidth = selected ? 7 : 4;
       polyline(ctx, line.points);
     });
     (state.drawing || []).forEach((line) => {
       ctx.strokeStyle = fingerColor(line.touch);
+      if (line.widths && line.points && line.widths.length === line.points.length) {
+        pressureLine(ctx, line.points, line.widths, 0);
+        return;
+      }
       ctx.lineWidth = 4;
       polyline(ctx, line.points);
     });

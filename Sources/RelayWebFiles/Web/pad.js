@@ -1,8 +1,10 @@
 // The pad: a phone's touch surface, a source of the session, built on /sdk/touchrelay.js. It
 // says hello with the surface size in CSS pixels and records every input sample (each
 // touchmove's coalesced samples too); the samples of one event leave in one message. It
-// follows its own gestures and scene through an observer filtered to its source id.
-import { source as relaySource, observe, attachPointers, coalescedEvents } from "/sdk/touchrelay.js";
+// follows its own gestures and scene through an observer filtered to its source id. Each touch
+// carries the members the browser measures (protocol §2.1: pressure, radius, a pen's kind and
+// angles, its hover), and nothing more: a plain finger sends x and y only.
+import { source as relaySource, observe, attachPointers, coalescedEvents, touchMembers } from "/sdk/touchrelay.js";
 
 (function () {
   const session = TR.session();
@@ -102,6 +104,12 @@ import { source as relaySource, observe, attachPointers, coalescedEvents } from 
 
   const hasTouchEvents = "ontouchstart" in window && typeof TouchEvent !== "undefined";
 
+  // Pens come through Pointer Events on every browser (a stylus on Android fires Touch Events
+  // too, skipped below; on a desktop it fires none), with their hover, under ids no touch
+  // identifier has.
+  const penId = (pointerId) => -1 - pointerId;
+  const isStylus = (t) => t.touchType === "stylus";
+
   function startInput() {
     if (hasTouchEvents) {
       if (window.PointerEvent) {
@@ -117,6 +125,7 @@ import { source as relaySource, observe, attachPointers, coalescedEvents } from 
         const forget = (e) => { pending.delete(e.pointerId); lastPointerDown.delete(e.pointerId); };
         surface.addEventListener("pointerup", forget);
         surface.addEventListener("pointercancel", forget);
+        attachPointers(surface, src, redraw, { types: ["pen"], id: penId });
       }
       for (const type of ["touchstart", "touchmove", "touchend", "touchcancel"]) {
         surface.addEventListener(type, onTouch, { passive: false });
@@ -133,9 +142,11 @@ import { source as relaySource, observe, attachPointers, coalescedEvents } from 
     e.preventDefault();
     const now = performance.now();
     const type = e.type;
+    const changed = [...e.changedTouches].filter((t) => !isStylus(t));
+    if (!changed.length) return;
     if (type === "touchstart") {
       const changes = [];
-      for (const t of e.changedTouches) {
+      for (const t of changed) {
         const p = local(t.clientX, t.clientY);
         // The pointer that went down at the same place carries this touch's coalesced samples.
         for (const [pid, q] of lastPointerDown) {
@@ -145,27 +156,29 @@ import { source as relaySource, observe, attachPointers, coalescedEvents } from 
             break;
           }
         }
-        changes.push({ id: t.identifier, phase: "began", x: p.x, y: p.y });
+        changes.push(Object.assign({ id: t.identifier, phase: "began", x: p.x, y: p.y }, touchMembers(t)));
       }
       src.sample(now, changes);
     } else if (type === "touchmove") {
-      replayCoalesced(e.changedTouches, now);
-      src.sample(now, [...e.changedTouches].map((t) =>
-        Object.assign({ id: t.identifier, phase: "moved" }, local(t.clientX, t.clientY))));
+      replayCoalesced(changed, now);
+      src.sample(now, changed.map((t) =>
+        Object.assign({ id: t.identifier, phase: "moved" }, local(t.clientX, t.clientY), touchMembers(t))));
     } else {
       const changes = [];
-      for (const t of e.changedTouches) {
+      for (const t of changed) {
         const pid = pointerOfTouch.get(t.identifier);
         if (pid !== undefined) pending.delete(pid);
         pointerOfTouch.delete(t.identifier);
         changes.push(Object.assign(
-          { id: t.identifier, phase: type === "touchend" ? "ended" : "cancelled" }, local(t.clientX, t.clientY)));
+          { id: t.identifier, phase: type === "touchend" ? "ended" : "cancelled" }, local(t.clientX, t.clientY),
+          touchMembers(t)));
       }
       // Touches of this surface the browser no longer lists (lost): the server treats a
       // finger missing from a frame as cancelled.
       const still = new Set([...e.targetTouches].map((t) => t.identifier));
       const lifting = new Set(changes.map((c) => c.id));
-      for (const id of [...src.fingers.keys()]) if (!still.has(id) && !lifting.has(id)) src.forget(id);
+      // Pens are the Pointer Events' (penId): not the Touch Events' to forget.
+      for (const id of [...src.fingers.keys()]) if (id >= 0 && !still.has(id) && !lifting.has(id)) src.forget(id);
       src.sample(now, changes);
     }
     redraw();
@@ -208,11 +221,18 @@ import { source as relaySource, observe, attachPointers, coalescedEvents } from 
     else if (scene === "flatcube") TR.drawScene(ctx, { scene: "flatcube" }, box.width, box.height, "pad");
     for (const [id, p] of src ? src.fingers : []) {
       ctx.beginPath();
-      ctx.arc(p.x, p.y, 28, 0, Math.PI * 2);
-      ctx.fillStyle = TR.fingerColor(id) + "55";
-      ctx.fill();
+      ctx.arc(p.x, p.y, p.hover ? 12 : 28, 0, Math.PI * 2);
       ctx.lineWidth = 3;
       ctx.strokeStyle = TR.fingerColor(id);
+      if (p.hover) {
+        // A pen above the glass: a dashed ring where it would touch.
+        ctx.setLineDash([4, 4]);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        continue;
+      }
+      ctx.fillStyle = TR.fingerColor(id) + "55";
+      ctx.fill();
       ctx.stroke();
     }
   }

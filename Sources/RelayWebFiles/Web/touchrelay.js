@@ -345,7 +345,83 @@ function point(id, phase, p) {
   if (typeof p.force === "number") t.force = p.force;
   if (typeof p.radiusX === "number") t.radiusX = p.radiusX;
   if (typeof p.radiusY === "number") t.radiusY = p.radiusY;
+  // The pen members (protocol §2.1), each only when the sample has it.
+  if (typeof p.kind === "string") t.kind = p.kind;
+  if (typeof p.pressure === "number") t.pressure = p.pressure;
+  if (typeof p.radius === "number") t.radius = p.radius;
+  if (typeof p.altitude === "number") t.altitude = p.altitude;
+  if (typeof p.azimuth === "number") t.azimuth = p.azimuth;
+  if (p.hover === true) t.hover = true;
   return t;
+}
+
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+const round3 = (v) => Math.round(v * 1000) / 1000;
+
+/**
+ * A pen's altitude and azimuth (radians) from Pointer Events' `altitudeAngle`/`azimuthAngle`,
+ * or from `tiltX`/`tiltY` (degrees) as Pointer Events Level 3 converts them; nothing when the
+ * browser gives only the defaults (perpendicular, no tilt), which it gives when it cannot
+ * measure. Clamped into the protocol's ranges, so a rounding never costs the frame.
+ */
+function penAngles(e, out) {
+  let altitude = null, azimuth = null;
+  if (typeof e.altitudeAngle === "number" && typeof e.azimuthAngle === "number") {
+    altitude = e.altitudeAngle;
+    azimuth = e.azimuthAngle;
+  } else if (typeof e.tiltX === "number" && typeof e.tiltY === "number" && (e.tiltX !== 0 || e.tiltY !== 0)) {
+    const tx = Math.tan((e.tiltX * Math.PI) / 180), ty = Math.tan((e.tiltY * Math.PI) / 180);
+    azimuth = Math.atan2(ty, tx);
+    if (azimuth < 0) azimuth += 2 * Math.PI;
+    altitude = Math.atan(1 / Math.hypot(tx, ty));
+  }
+  if (altitude === null || !isFinite(altitude) || !isFinite(azimuth)) return;
+  if (Math.abs(altitude - Math.PI / 2) < 1e-9 && azimuth === 0) return;
+  out.altitude = round3(clamp(altitude, 0, Math.PI / 2));
+  out.azimuth = round3(clamp(azimuth, 0, 2 * Math.PI));
+}
+
+/**
+ * What a Pointer Event says of its contact, as the protocol's members (§2.1): `kind` (a touch
+ * is a finger, the default, so none), `pressure` where the device measures it (always for a
+ * pen; for others only a value other than the 0 and 0.5 that Pointer Events give when it does
+ * not), `radius` from `width`/`height` (CSS px, 1 when unknown), a pen's angles, and `hover`
+ * for a pen moving with no button down (above the glass).
+ */
+export function pointerMembers(e) {
+  const m = {};
+  const pen = e.pointerType === "pen";
+  // Pointer Events: buttons bit 32 is a pen's eraser (its other end, or its eraser button).
+  if (pen) m.kind = (e.buttons & 32) !== 0 ? "eraser" : "pen";
+  else if (e.pointerType === "mouse") m.kind = "mouse";
+  const hover = pen && e.buttons === 0 && e.type !== "pointerup" && e.type !== "pointercancel";
+  if (hover) m.hover = true;
+  if (typeof e.pressure === "number" && !hover && (pen || (e.pressure !== 0 && e.pressure !== 0.5))) {
+    m.pressure = round3(clamp(e.pressure, 0, 1));
+  }
+  const size = Math.max(e.width || 0, e.height || 0);
+  if (size > 1) m.radius = round(size / 2);
+  if (pen) penAngles(e, m);
+  return m;
+}
+
+/**
+ * What a Touch Event's touch says of its contact: a stylus (`touchType`) is a pen with its
+ * `force` as pressure and its angles (Safari); a finger's `force` is pressure only strictly
+ * between 0 and 1 (0 is "not known", and a constant 1 is what screens that measure nothing
+ * report); `radius` the larger of `radiusX` and `radiusY`, when more than 1.
+ */
+export function touchMembers(t) {
+  const m = {};
+  const stylus = t.touchType === "stylus";
+  if (stylus) m.kind = "pen";
+  if (typeof t.force === "number" && (stylus ? t.force >= 0 : t.force > 0 && t.force < 1)) {
+    m.pressure = round3(clamp(t.force, 0, 1));
+  }
+  const r = Math.max(t.radiusX || 0, t.radiusY || 0);
+  if (r > 1) m.radius = round(r); // 1 (or 0) is what browsers give when they do not know
+  if (stylus && typeof t.altitudeAngle === "number" && typeof t.azimuthAngle === "number") penAngles(t, m);
+  return m;
 }
 
 /** A pointer event's coalesced samples, oldest first (the event itself where there are none). */
@@ -357,41 +433,84 @@ export function coalescedEvents(e) {
 /**
  * Pointer Events on `element` as samples of `src`: each pointermove's coalesced samples
  * (PointerEvent.getCoalescedEvents()) in order, so they leave in one message. Coordinates are
- * relative to the element. Returns a function that removes the listeners.
+ * relative to the element; each sample carries the pen members the event has
+ * (`pointerMembers`), and a pen moving above the glass is sent as an entry of its own with
+ * `hover: true`. `options`: `types`, the pointer types to take (all by default; a page with
+ * Touch Events takes only pens this way), and `id`, the touch id of a pointer id (the pointer
+ * id itself by default). Returns a function that removes the listeners.
  */
-export function attachPointers(element, src, onChange) {
+export function attachPointers(element, src, onChange, options) {
+  const o = options || {};
+  const takes = (e) => !o.types || o.types.includes(e.pointerType);
+  const idOf = o.id || ((pointerId) => pointerId);
   const local = (e) => {
     const r = element.getBoundingClientRect();
-    // A pen's pressure means something; a mouse's (0.5 while pressed) and most touch screens' do not.
-    return { x: e.clientX - r.left, y: e.clientY - r.top, force: e.pointerType === "pen" ? e.pressure : undefined };
+    const m = pointerMembers(e);
+    // A pen's pressure means something; a mouse's (0.5 while pressed) and most touch screens' do
+    // not, nor a hovering pen's (0).
+    const force = e.pointerType === "pen" && !m.hover ? e.pressure : undefined;
+    return Object.assign({ x: e.clientX - r.left, y: e.clientY - r.top, force: force }, m);
+  };
+  const hovering = (id) => { const f = src.fingers.get(id); return !!f && f.hover === true; };
+  // A pen above the glass is an entry of its own (`hover: true`), ended before the pen touches
+  // and begun again after it lifts (protocol §2.1: a hover never turns into a touch in place).
+  const endHover = (e) => {
+    const id = idOf(e.pointerId);
+    if (!hovering(id)) return;
+    const p = Object.assign(local(e), { hover: true, force: undefined, pressure: undefined });
+    src.sample(performance.now(), [Object.assign({ id: id, phase: "ended" }, p)]);
   };
   const down = (e) => {
+    if (!takes(e)) return;
     e.preventDefault();
     try { element.setPointerCapture(e.pointerId); } catch (_) { /* not capturable */ }
-    src.sample(performance.now(), [Object.assign({ id: e.pointerId, phase: "began" }, local(e))]);
+    endHover(e);
+    src.sample(performance.now(), [Object.assign({ id: idOf(e.pointerId), phase: "began" }, local(e))]);
     if (onChange) onChange();
   };
   const move = (e) => {
-    if (!src.fingers.has(e.pointerId)) return;
+    if (!takes(e)) return;
+    const id = idOf(e.pointerId);
+    if (e.pointerType === "pen" && e.buttons === 0) {
+      if (src.fingers.has(id) && !hovering(id)) return; // lifting: its pointerup ends it
+      src.sample(performance.now(), [Object.assign({ id: id, phase: hovering(id) ? "moved" : "began" }, local(e))]);
+      if (onChange) onChange();
+      return;
+    }
+    if (!src.fingers.has(id) || hovering(id)) return;
     for (const c of coalescedEvents(e)) {
-      src.sample(c.timeStamp || performance.now(), [Object.assign({ id: e.pointerId, phase: "moved" }, local(c))]);
+      src.sample(c.timeStamp || performance.now(), [Object.assign({ id: id, phase: "moved" }, local(c))]);
     }
     if (onChange) onChange();
   };
   const lift = (e) => {
-    if (!src.fingers.has(e.pointerId)) return;
-    const phase = e.type === "pointerup" ? "ended" : "cancelled";
-    src.sample(performance.now(), [Object.assign({ id: e.pointerId, phase: phase }, local(e))]);
+    if (!takes(e)) return;
+    const id = idOf(e.pointerId);
+    if (hovering(id)) {
+      endHover(e);
+    } else if (src.fingers.has(id)) {
+      const phase = e.type === "pointerup" ? "ended" : "cancelled";
+      src.sample(performance.now(), [Object.assign({ id: id, phase: phase }, local(e))]);
+    } else {
+      return;
+    }
+    if (onChange) onChange();
+  };
+  const leave = (e) => {
+    if (!takes(e) || !hovering(idOf(e.pointerId))) return;
+    endHover(e);
     if (onChange) onChange();
   };
   element.addEventListener("pointerdown", down);
   element.addEventListener("pointermove", move);
   element.addEventListener("pointerup", lift);
   element.addEventListener("pointercancel", lift);
+  element.addEventListener("pointerleave", leave);
   return () => {
     element.removeEventListener("pointerdown", down);
     element.removeEventListener("pointermove", move);
     element.removeEventListener("pointerup", lift);
     element.removeEventListener("pointercancel", lift);
+    element.removeEventListener("pointerleave", leave);
   };
 }

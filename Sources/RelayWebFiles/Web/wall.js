@@ -22,6 +22,7 @@ function fingerRadius(t) {
   const rx = typeof t.radiusX === "number" ? t.radiusX : null;
   const ry = typeof t.radiusY === "number" ? t.radiusY : null;
   if (rx !== null || ry !== null) return Math.min(90, Math.max(10, Math.max(rx || 0, ry || 0)));
+  if (typeof t.radius === "number") return Math.min(90, Math.max(10, t.radius));
   if (typeof t.force === "number") return 14 + 26 * Math.min(1, Math.max(0, t.force));
   return 22;
 }
@@ -165,6 +166,12 @@ export class Wall {
             continue;
           }
           seen.add(t.id);
+          if (t.hover === true) {
+            // A pen above the glass: where it is, but no trail (it draws nothing).
+            s.trails.delete(t.id);
+            s.fingers.set(t.id, { x: t.x, y: t.y, r: fingerRadius(t), hover: true });
+            continue;
+          }
           if (t.phase === "began" || !s.trails.has(t.id)) s.trails.set(t.id, []);
           s.fingers.set(t.id, { x: t.x, y: t.y, r: fingerRadius(t) });
           const trail = s.trails.get(t.id);
@@ -311,10 +318,17 @@ export class Wall {
     for (const [id, p] of s.fingers) {
       ctx.beginPath();
       ctx.arc(p.x, p.y, p.r, 0, Math.PI * 2);
-      ctx.fillStyle = TR.fingerColor(id) + "66";
-      ctx.fill();
       ctx.lineWidth = 3 / Math.max(0.3, k);
       ctx.strokeStyle = TR.fingerColor(id);
+      if (p.hover) {
+        // Hovering: a dashed ring, not filled (it touches nothing).
+        ctx.setLineDash([6 / Math.max(0.3, k), 6 / Math.max(0.3, k)]);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        continue;
+      }
+      ctx.fillStyle = TR.fingerColor(id) + "66";
+      ctx.fill();
       ctx.stroke();
     }
   }
@@ -384,6 +398,16 @@ export class Wall {
       case "pan": {
         const tr = g.translation || { x: 0, y: 0 };
         if (Math.hypot(tr.x, tr.y) > 1) arrow(ctx, g.x - tr.x, g.y - tr.y, g.x, g.y, unit);
+        break;
+      }
+      case "shape": {
+        // The drawing's bounding box; its name and score are the label's (TR.describe).
+        const b = g.bounds;
+        if (b) {
+          ctx.setLineDash([12 * unit, 10 * unit]);
+          ctx.strokeRect(b.x, b.y, b.width, b.height);
+          ctx.setLineDash([]);
+        }
         break;
       }
       default:

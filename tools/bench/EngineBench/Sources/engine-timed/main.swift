@@ -81,7 +81,19 @@ let touchesEncodeNs = measure(units: trace.frames.count, budget: budget) {
   return n
 }
 
+// Shapes: the judgements of 16 drawings against 16 templates, less the same drawings with no
+// templates (the pan they also are).
+let shapeTrace = ShapeTrace()
+let withShapesNs = measure(units: shapeTrace.drawings.count, budget: budget) { shapeTrace.run(shapes: true) }
+let withoutShapesNs = measure(units: shapeTrace.drawings.count, budget: budget) { shapeTrace.run(shapes: false) }
+let judgementNs = withShapesNs - withoutShapesNs
+let recognized = shapeTrace.run(shapes: true)
+
 let result: [String: Any] = [
+  "shapeTemplates": shapeTrace.templates.count,
+  "shapeDrawingsRecognizedAsTheirOwn": recognized,
+  "shapeJudgementUs": (judgementNs / 100).rounded() / 10,
+  "shapeComparisonUs": (judgementNs / Double(shapeTrace.templates.count) / 100).rounded() / 10,
   "gestureMessages": gestureEvents.count,
   "gestureEncodeNsPerMessage": (gestureEncodeNs * 10).rounded() / 10,
   "touchesEncodeNsPerMessage": (touchesEncodeNs * 10).rounded() / 10,
