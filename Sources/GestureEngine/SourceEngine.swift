@@ -19,15 +19,13 @@ public struct SourceEngine: Sendable {
   /// `shapes` is set: tested on every frame, so it sits in the first line (in what was the
   /// deadline's padding), and a source without shapes never reads the tracker's cold lines.
   private var hasShapes = false
-  // Palm rejection's flags, tested on every frame, in the same padding: a frame without a
-  // described touch (`details`), while no palm is down, never reads the filter's lines.
-  /// `config.palm` is not `false`, or a palm is still down: frames may need classifying.
-  private var palmsOn = true
-  /// A palm is down: its frames are classified even without details.
-  private var palmsHeld = false
-  /// `markPalms` classified the frame `process` gets next; `framePalmed`: it had a palm.
-  private var palmsMarked = false
-  private var framePalmed = false
+  // Palm rejection's state, tested on every frame, in the same padding: one byte says what
+  // the next frame needs (`PalmStep`), so a frame without a described touch (`details`),
+  // while no palm is down, costs one test and one pass over its touches.
+  /// What `process` does for the next frame's palms.
+  private var palmStep = PalmStep.scan
+  /// What it does once a frame `markPalms` classified has been processed.
+  private var palmBase = PalmStep.scan
   private var arena: GestureArena<StandardTable>
   private var scene: ActiveScene?
   private var hello: Hello
@@ -54,7 +52,8 @@ public struct SourceEngine: Sendable {
     shapes = Self.shapeTracker(hello.config, arena.ctx.settings)
     hasShapes = shapes != nil
     palms = PalmFilter(config: hello.config?.palm)
-    palmsOn = palms.isOn
+    palmBase = Self.palmStep(palms)
+    palmStep = palmBase
   }
 
   private static func shapeTracker(_ config: GestureConfig?, _ settings: GestureSettings) -> ShapeTracker? {
@@ -134,8 +133,8 @@ public struct SourceEngine: Sendable {
       hasShapes = shapes != nil
     }
     palms.update(config: next.config?.palm)
-    palmsHeld = palms.isHolding
-    palmsOn = palms.isOn || palmsHeld
+    palmBase = Self.palmStep(palms)
+    palmStep = palmBase
     nextDeadline = earliestDeadline
     return out
   }
@@ -151,26 +150,29 @@ public struct SourceEngine: Sendable {
   /// rejection"), for a caller that marks them in the raw mirror before the engine runs:
   /// the next `process` must then be given this same frame. Empty for most frames.
   public mutating func markPalms(_ frame: Frame) -> [Int64] {
-    guard palmsOn else { return [] }
-    palmsMarked = true
-    framePalmed = classifyPalms(frame)
-    return framePalmed ? palms.marked : []
+    guard palmBase != .off else { return [] }
+    // Only a touch the source described can become a palm (a plain finger only beside a
+    // pen, which is described), or a touch that already is one.
+    let palmed = (palmBase == .every || Self.describes(frame.touches)) && classifyDescribed(frame)
+    palmStep = palmed ? .markedPalm : .marked
+    return palmed ? palms.marked : []
   }
 
-  /// Whether the frame `process` runs has a palm: as `markPalms` found, or classified now.
-  @inline(__always) private mutating func framePalms(_ frame: Frame) -> Bool {
-    if palmsMarked {
-      palmsMarked = false
-      return framePalmed
+  private static func palmStep(_ palms: PalmFilter) -> PalmStep {
+    palms.isHolding ? .every : palms.isOn ? .scan : .off
+  }
+
+  /// Whether the frame `process` runs has a palm when it needs more than a scan: as
+  /// `markPalms` found, or classified now (a palm is down).
+  @inline(never) private mutating func palmsBeyondScan(_ frame: Frame) -> Bool {
+    switch palmStep {
+    case .off: return false
+    case .marked, .markedPalm:
+      let palmed = palmStep == .markedPalm
+      palmStep = palmBase
+      return palmed
+    case .scan, .every: return classifyDescribed(frame)
     }
-    return classifyPalms(frame)
-  }
-
-  /// Whether `frame` has a palm. Only a touch the source described can become one (a plain
-  /// finger only beside a pen, which is described), or a touch that already is one.
-  @inline(__always) private mutating func classifyPalms(_ frame: Frame) -> Bool {
-    guard palmsHeld || Self.describes(frame.touches) else { return false }
-    return classifyDescribed(frame)
   }
 
   /// The frame as the fingers' frame: its palm entries left out, so that a finger which
@@ -191,8 +193,8 @@ public struct SourceEngine: Sendable {
 
   @inline(never) private mutating func classifyDescribed(_ frame: Frame) -> Bool {
     let palmed = palms.classify(frame)
-    palmsHeld = palms.isHolding
-    palmsOn = palms.isOn || palmsHeld
+    palmBase = Self.palmStep(palms)
+    palmStep = palmBase
     return palmed
   }
 
@@ -208,7 +210,14 @@ public struct SourceEngine: Sendable {
       if hasShapes { fireShapes(until: frame.t, inclusive: false) }
     }
     // Palms are no fingers: a frame with one is applied without it (most have none).
-    let palmed = (palmsOn || palmsMarked) && framePalms(frame)
+    let palmed: Bool
+    if palmStep == .scan {
+      palmed = Self.describes(frame.touches) && classifyDescribed(frame)
+    } else if palmStep == .off {
+      palmed = false
+    } else {
+      palmed = palmsBeyondScan(frame)
+    }
     let errors: [ProtocolError]
     if palmed {
       errors = applyWithoutPalms(frame, plan: &scratch.plan)
