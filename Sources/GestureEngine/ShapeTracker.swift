@@ -62,9 +62,15 @@ struct ShapeTracker: Sendable {
     return lift + strokeGap
   }
 
-  mutating func apply(_ frame: Frame) {
+  /// `palms`: ids of the frame's palm entries (`PalmFilter`): no strokes. A finger that
+  /// turns into one is cancelled, as the engine cancels it.
+  mutating func apply(_ frame: Frame, palms: [Int64] = []) {
     let t = frame.t
-    for p in frame.touches {
+    for var p in frame.touches {
+      if !palms.isEmpty && palms.contains(p.id) {
+        guard down.contains(p.id) else { continue }
+        p.phase = .cancelled
+      }
       switch p.phase {
       case .began:
         guard !down.contains(p.id) else { continue }

@@ -19,12 +19,21 @@ public struct SourceEngine: Sendable {
   /// `shapes` is set: tested on every frame, so it sits in the first line (in what was the
   /// deadline's padding), and a source without shapes never reads the tracker's cold lines.
   private var hasShapes = false
+  // Palm rejection's state, tested on every frame, in the same padding: one byte says what
+  // the next frame needs (`PalmStep`), so a frame without a described touch (`details`),
+  // while no palm is down, costs one test and one pass over its touches.
+  /// What `process` does for the next frame's palms.
+  private var palmStep = PalmStep.scan
+  /// What it does once a frame `markPalms` classified has been processed.
+  private var palmBase = PalmStep.scan
   private var arena: GestureArena<StandardTable>
   private var scene: ActiveScene?
   private var hello: Hello
   private let serverMaxFingers: Int
   /// Shapes drawn by example, when the source sent templates (and `recognizers` allows them).
   private var shapes: ShapeTracker?
+  /// Which touches are palms (`config.palm`): the engine sees no finger for them.
+  private var palms: PalmFilter
 
   /// `maxFingers` is the server's limit; `hello.config.maxFingers` may lower it.
   public init(hello: Hello, maxFingers: Int) {
@@ -42,6 +51,9 @@ public struct SourceEngine: Sendable {
     arena.ctx.log.recordsNotes = scene != nil
     shapes = Self.shapeTracker(hello.config, arena.ctx.settings)
     hasShapes = shapes != nil
+    palms = PalmFilter(config: hello.config?.palm)
+    palmBase = Self.palmStep(palms)
+    palmStep = palmBase
   }
 
   private static func shapeTracker(_ config: GestureConfig?, _ settings: GestureSettings) -> ShapeTracker? {
@@ -120,6 +132,9 @@ public struct SourceEngine: Sendable {
       shapes = Self.shapeTracker(next.config, GestureSettings(config: next.config))
       hasShapes = shapes != nil
     }
+    palms.update(config: next.config?.palm)
+    palmBase = Self.palmStep(palms)
+    palmStep = palmBase
     nextDeadline = earliestDeadline
     return out
   }
@@ -129,6 +144,58 @@ public struct SourceEngine: Sendable {
   public mutating func process(_ frame: Frame) -> EngineOutput {
     var scratch = FrameScratch()
     return process(frame, scratch: &scratch)
+  }
+
+  /// The ids of `frame`'s entries that are palms (`config.palm`; gestures.md, "Palm
+  /// rejection"), for a caller that marks them in the raw mirror before the engine runs:
+  /// the next `process` must then be given this same frame. Empty for most frames.
+  public mutating func markPalms(_ frame: Frame) -> [Int64] {
+    guard palmBase != .off else { return [] }
+    // Only a touch the source described can become a palm (a plain finger only beside a
+    // pen, which is described), or a touch that already is one.
+    let palmed = (palmBase == .every || Self.describes(frame.touches)) && classifyDescribed(frame)
+    palmStep = palmed ? .markedPalm : .marked
+    return palmed ? palms.marked : []
+  }
+
+  private static func palmStep(_ palms: PalmFilter) -> PalmStep {
+    palms.isHolding ? .every : palms.isOn ? .scan : .off
+  }
+
+  /// Whether the frame `process` runs has a palm when it needs more than a scan: as
+  /// `markPalms` found, or classified now (a palm is down).
+  @inline(never) private mutating func palmsBeyondScan(_ frame: Frame) -> Bool {
+    switch palmStep {
+    case .off: return false
+    case .marked, .markedPalm:
+      let palmed = palmStep == .markedPalm
+      palmStep = palmBase
+      return palmed
+    case .scan, .every: return classifyDescribed(frame)
+    }
+  }
+
+  /// The frame as the fingers' frame: its palm entries left out, so that a finger which
+  /// turned into a palm is missing, which cancels it (as Android cancels such a pointer).
+  @inline(never) private mutating func applyWithoutPalms(_ frame: Frame, plan: inout FramePlan) -> [ProtocolError] {
+    let fingers = Frame(seq: frame.seq, t: frame.t, touches: frame.touches.filter { !palms.marked.contains($0.id) })
+    return arena.apply(fingers, maxFingers: maxFingers, plan: &plan)
+  }
+
+  /// Whether any touch carries details. Through the buffer, so each touch's tag is read in
+  /// place: iterating the array copied every touch point whole.
+  @inline(__always) private static func describes(_ touches: [TouchPoint]) -> Bool {
+    touches.withUnsafeBufferPointer { b in
+      for i in b.indices where b[i].details != nil { return true }
+      return false
+    }
+  }
+
+  @inline(never) private mutating func classifyDescribed(_ frame: Frame) -> Bool {
+    let palmed = palms.classify(frame)
+    palmBase = Self.palmStep(palms)
+    palmStep = palmBase
+    return palmed
   }
 
   /// `process(_:)` with list buffers lent by the caller (see `FrameScratch`), for a caller
@@ -142,8 +209,22 @@ public struct SourceEngine: Sendable {
       arena.fireTimers(until: frame.t, inclusive: false)
       if hasShapes { fireShapes(until: frame.t, inclusive: false) }
     }
-    let errors = arena.apply(frame, maxFingers: maxFingers, plan: &scratch.plan)
-    if hasShapes { applyShapes(frame) }
+    // Palms are no fingers: a frame with one is applied without it (most have none).
+    let palmed: Bool
+    if palmStep == .scan {
+      palmed = Self.describes(frame.touches) && classifyDescribed(frame)
+    } else if palmStep == .off {
+      palmed = false
+    } else {
+      palmed = palmsBeyondScan(frame)
+    }
+    let errors: [ProtocolError]
+    if palmed {
+      errors = applyWithoutPalms(frame, plan: &scratch.plan)
+    } else {
+      errors = arena.apply(frame, maxFingers: maxFingers, plan: &scratch.plan)
+    }
+    if hasShapes { applyShapes(frame, palmed: palmed) }
     // Into the output as it is made: set afterwards, the empty list it replaced was destroyed
     // through its type's generic witness on every frame.
     return drain(errors: errors)
@@ -192,7 +273,9 @@ public struct SourceEngine: Sendable {
 
   // The shape paths out of line, so the frame path of a source without shapes carries only
   // the flag tests (engine-instructions counted no difference either way).
-  @inline(never) private mutating func applyShapes(_ frame: Frame) { shapes!.apply(frame) }
+  @inline(never) private mutating func applyShapes(_ frame: Frame, palmed: Bool) {
+    shapes!.apply(frame, palms: palmed ? palms.marked : [])
+  }
 
   @inline(never) private mutating func fireShapes(until t: Double, inclusive: Bool) {
     shapes!.fire(until: t, inclusive: inclusive)

@@ -311,7 +311,9 @@ public final class RelayCore {
     let origin = Origin(source: state.info.id, seq: frame.seq, t: frame.t, rt: rt, sourceMember: state.sourceMember)
     peer.session.prefetchObservers()
     state.engine.prefetchBuffers()
-    let touches = mirror(frame, origin: origin, in: peer.session, text: text, state: state)
+    // Palms are marked in the mirror (gestures.md, "Palm rejection"): most frames have none.
+    let palms = state.engine.markPalms(frame)
+    let touches = mirror(frame, origin: origin, in: peer.session, text: text, state: state, palms: palms)
     // A TUIO bundle once a `format=tuio` observer came, and from then on (see `mirrorTUIO`).
     if state.tuioWriter != nil || state.tuio2Writer != nil || peer.session.tuioObservers > 0
       || peer.session.tuio2Observers > 0

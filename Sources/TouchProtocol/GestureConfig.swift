@@ -35,6 +35,8 @@ public struct GestureConfig: Sendable, Equatable, Codable {
   public var shapeStrokeGap: Double?
   /// Least score (0 to 1) a drawing needs to be reported as a shape (default 0.8).
   public var shapeMinScore: Double?
+  /// Palm rejection (`PalmConfig`): nil keeps it on with its defaults; `false` turns it off.
+  public var palm: PalmConfig?
 
   public init() {}
 }

@@ -215,9 +215,11 @@ public enum ServerMessage {
   /// `touches` into `w` (see `touchesJSON`): the server, once per frame, into a buffer it
   /// reuses. Answers where the origin's members (`"source":…,"rt":…`) are in `w`, for the
   /// frame's gesture messages to copy (`write(_: GestureEvent, origin:originText:_:)`).
+  /// `palms`: ids of the frame's palm entries (gestures.md, "Palm rejection"), each written
+  /// with `"palm":true`; the source's text of the array is then not copied.
   @discardableResult
   public static func write(
-    _ frame: Frame, origin: Origin, text: FrameText = FrameText(), _ w: inout JSONWriter
+    _ frame: Frame, origin: Origin, text: FrameText = FrameText(), palms: [Int64] = [], _ w: inout JSONWriter
   ) -> Range<Int> {
     w.beginObject()
     w.key("type")
@@ -227,7 +229,13 @@ public enum ServerMessage {
     write(origin, &w, head: text.head)
     let originEnd = w.writtenCount
     w.key("touches")
-    if let touches = text.touches { w.json(touches) } else { write(frame.touches, &w) }
+    if !palms.isEmpty {
+      write(frame.touches, markingPalms: palms, &w)
+    } else if let touches = text.touches {
+      w.json(touches)
+    } else {
+      write(frame.touches, &w)
+    }
     w.endObject()
     return originStart..<originEnd
   }
@@ -237,30 +245,35 @@ public enum ServerMessage {
     w.beginArray()
     for p in touches {
       w.beginObject()
-      w.key("id")
-      w.int(p.id)
-      w.key("phase")
-      w.string(literal: p.phase.wireName)
-      w.key("x")
-      w.number(p.x)
-      w.key("y")
-      w.number(p.y)
-      if let f = p.force {
-        w.key("force")
-        w.number(f)
-      }
-      if let r = p.radiusX {
-        w.key("radiusX")
-        w.number(r)
-      }
-      if let r = p.radiusY {
-        w.key("radiusY")
-        w.number(r)
-      }
-      if let d = p.details { write(d, &w) }
+      writeMembers(p, &w)
       w.endObject()
     }
     w.endArray()
+  }
+
+  /// One touch entry's members, as the source may send them, without its braces.
+  @inline(__always) static func writeMembers(_ p: TouchPoint, _ w: inout JSONWriter) {
+    w.key("id")
+    w.int(p.id)
+    w.key("phase")
+    w.string(literal: p.phase.wireName)
+    w.key("x")
+    w.number(p.x)
+    w.key("y")
+    w.number(p.y)
+    if let f = p.force {
+      w.key("force")
+      w.number(f)
+    }
+    if let r = p.radiusX {
+      w.key("radiusX")
+      w.number(r)
+    }
+    if let r = p.radiusY {
+      w.key("radiusY")
+      w.number(r)
+    }
+    if let d = p.details { write(d, &w) }
   }
 
   /// A touch's contact details, in the order `CompactFrameReader` takes for the writer's.

@@ -128,6 +128,7 @@ enum HelloValidator {
       }
       if let e = ShapeTemplate.validate(strokeGap: c.shapeStrokeGap, minScore: c.shapeMinScore) { return e }
       if let shapes = c.shapes, let e = ShapeTemplate.validate(shapes) { return e }
+      if let e = PalmConfig.validate(c.palm) { return e }
     }
     return nil
   }

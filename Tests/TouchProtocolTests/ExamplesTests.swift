@@ -300,6 +300,19 @@ private enum ServerExamples {
         Frame(seq: 7, t: 18234.5, touches: [TouchPoint(id: 1, phase: .began, x: 120.5, y: 210)]),
         origin: Origin(source: "s1", seq: 7, t: 18234.5, rt: 697110.03))
     },
+    "server-touches-palm.json": {
+      var w = JSONWriter()
+      ServerMessage.write(
+        Frame(
+          seq: 12, t: 18402.5,
+          touches: [
+            TouchPoint(
+              id: 3, phase: .moved, x: 140.25, y: 96.5, details: ContactDetails(kind: .pen, pressure: 0.42)),
+            TouchPoint(id: 5, phase: .began, x: 210, y: 160, details: ContactDetails(radius: 96)),
+          ]),
+        origin: Origin(source: "s1", seq: 12, t: 18402.5, rt: 697110.03), palms: [5], &w)
+      return w.bytes
+    },
     "server-touches-two-fingers.json": {
       ServerMessage.touches(
         Frame(

@@ -1246,6 +1246,123 @@ vector("sketch_pen_line_width_follows_pressure",
        scene={"scene": "sketch", "lines": [dict(line_pts(100), widths=[4 * (0.25 + 1.5 * p) for p in PRESSURES])],
               "selected": None, "drawing": []})
 
+# ---------------------------------------------------------------- palm rejection
+# config.palm (gestures.md, "Palm rejection"): on by default, radius 80 pt, whilePen true. A
+# palm's touches are no fingers: the expectations are those of the same frames without them.
+
+def palm(id, phase, x, y, radius=96, **kw):
+    tp = {"id": id, "phase": phase, "x": x, "y": y, "radius": radius}
+    tp.update(kw)
+    return tp
+
+
+def finger(id, phase, x, y, **kw):
+    tp = {"id": id, "phase": phase, "x": x, "y": y}
+    tp.update(kw)
+    return tp
+
+
+s = Script()
+s.frame(0, raw=[finger(1, "began", 100, 400), finger(2, "began", 200, 400)])
+s.frame(50, raw=[finger(1, "moved", 75, 400), finger(2, "moved", 225, 400)])
+s.frame(100, raw=[finger(1, "moved", 50, 400), finger(2, "moved", 250, 400), palm(3, "began", 200, 600)])
+s.frame(150, raw=[finger(1, "moved", 25, 400), finger(2, "moved", 275, 400),
+                  palm(3, "moved", 205, 610, radius=110)])
+s.frame(200, raw=[finger(1, "ended", 25, 400), finger(2, "ended", 275, 400),
+                  palm(3, "stationary", 205, 610, radius=110)])
+s.frame(250, raw=[palm(3, "ended", 205, 610, radius=110)])
+s.advance(1000)
+vector("palm_during_pinch_leaves_pinch_unchanged",
+       "A touch of radius 96 (at least the default 80) landing mid-pinch is a palm: the pinch "
+       "neither re-bases nor counts it. Scale is the two fingers' spread over their 100 at "
+       "landing: 150/100, 200/100, 250/100; the centre stays their midpoint (150, 400), "
+       "touches 2, fingers the two; velocity over the 100 ms window 10/s throughout. With the "
+       "palm counted, three fingers' spread (twice the mean distance from their centroid) and "
+       "the centroid would move. The pinch ends when the two fingers lift, though the palm is "
+       "still down, and the palm's own lift is no tap.",
+       s, [ev("pinch", "began", 50, scale=1.5, x=150, y=400, touches=2, velocity=10),
+           ev("pinch", "changed", 100, scale=2.0, x=150, y=400, touches=2, velocity=10,
+              fingers=[{"id": 1, "x": 50, "y": 400}, {"id": 2, "x": 250, "y": 400}]),
+           ev("pinch", "changed", 150, scale=2.5, x=150, y=400, touches=2, velocity=10,
+              fingers=[{"id": 1, "x": 25, "y": 400}, {"id": 2, "x": 275, "y": 400}]),
+           ev("pinch", "ended", 200, scale=2.5, x=150, y=400, touches=2)])
+
+s = Script()
+s.frame(0, raw=[pen(9, "began", 200, 300)])
+s.frame(20, raw=[pen(9, "stationary", 200, 300), finger(1, "began", 100, 500)])
+s.frame(40, raw=[pen(9, "moved", 230, 300), finger(1, "stationary", 100, 500)])
+s.frame(70, raw=[pen(9, "stationary", 230, 300), finger(1, "ended", 101, 500)])
+s.frame(100, raw=[pen(9, "moved", 240, 300)])
+s.frame(150, raw=[pen(9, "ended", 240, 300)])
+s.frame(500, raw=[finger(2, "began", 100, 500)])
+s.frame(550, raw=[finger(2, "ended", 101, 500)])
+s.advance(1000)
+vector("palm_while_pen_is_no_tap",
+       "With whilePen (the default) a finger that lands while a pen touches is a palm, whatever "
+       "its size: its quick lift is no tap and it does not join the pen's pan, which is one "
+       "touch from where the pen landed (translation 30, then 40; no swipe: 40 < 50). After "
+       "the pen has lifted, the same quick press is a tap again (after the 300 ms wait).",
+       s, [ev("pan", "began", 40, x=230, y=300, touches=1, translation={"x": 30, "y": 0}),
+           ev("pan", "changed", 100, x=240, y=300, touches=1, translation={"x": 40, "y": 0}),
+           ev("pan", "ended", 150, touches=1, translation={"x": 40, "y": 0}),
+           tap(850, 101, 500, touches=1)])
+
+s = Script()
+s.frame(0, raw=[finger(1, "began", 100, 100, radius=96)])
+s.frame(50, raw=[finger(1, "ended", 100, 100, radius=96)])
+s.frame(400, raw=[finger(2, "began", 200, 200, radius=30)])
+s.frame(450, raw=[finger(2, "ended", 200, 200, radius=30)])
+s.advance(1000)
+vector("palm_by_radius_is_no_tap",
+       "A quick press of radius 96 (at least the default 80) is a palm: no tap, no wait for a "
+       "second tap. A press of radius 30 (a fingertip) is a tap.",
+       s, [tap(750, 200, 200, touches=1)])
+
+s = Script()
+s.frame(0, raw=[finger(1, "began", 100, 100, radius=96)])
+s.frame(50, raw=[finger(1, "ended", 100, 100, radius=96)])
+s.frame(400, raw=[pen(9, "began", 300, 300), finger(2, "began", 200, 200)])
+s.frame(450, raw=[pen(9, "stationary", 300, 300), finger(2, "ended", 200, 200)])
+s.frame(460, raw=[pen(9, "ended", 300, 300)])
+s.advance(1000)
+vector("palm_off_every_touch_is_a_finger",
+       "config.palm false turns palm rejection off: a press of radius 96 is a tap, and a finger "
+       "landing beside a pen makes a two-finger tap with it (reported at once, "
+       "multiFingerTapMaxCount 1) at the midpoint of their lifts.",
+       s, [tap(350, 100, 100, touches=1), tap(460, 250, 250, touches=2)],
+       hello=hello(config={"palm": False}))
+
+s = Script()
+s.frame(0, raw=[finger(1, "began", 100, 100, radius=50)])
+s.frame(50, raw=[finger(1, "ended", 100, 100, radius=50)])
+s.frame(400, raw=[pen(9, "began", 300, 300), finger(2, "began", 200, 200)])
+s.frame(450, raw=[pen(9, "stationary", 300, 300), finger(2, "ended", 200, 200)])
+s.frame(460, raw=[pen(9, "ended", 300, 300)])
+s.advance(1000)
+vector("palm_radius_set_and_while_pen_off",
+       "config.palm {radius: 40, whilePen: false}: a press of radius 50 is a palm (no tap); a "
+       "finger landing beside a pen is a finger again, so pen and finger make a two-finger tap.",
+       s, [tap(460, 250, 250, touches=2)],
+       hello=hello(config={"palm": {"radius": 40, "whilePen": False}}))
+
+s = Script()
+s.frame(0, raw=[finger(1, "began", 100, 100, radius=20)])
+s.frame(50, raw=[finger(1, "moved", 130, 100, radius=24)])
+s.frame(100, raw=[finger(1, "moved", 140, 100, radius=90)])
+s.frame(150, raw=[finger(1, "moved", 200, 100, radius=60)])
+s.frame(200, raw=[finger(1, "ended", 200, 100, radius=60)])
+s.frame(500, raw=[finger(2, "began", 100, 300)])
+s.frame(550, raw=[finger(2, "ended", 100, 300)])
+s.advance(1000)
+vector("finger_turning_palm_is_cancelled",
+       "A finger whose radius grows past 80 becomes a palm from that frame and leaves the "
+       "engine as a cancelled finger: its pan is cancelled there, and it starts nothing more "
+       "though its radius shrinks again (a palm until it ends). The next press is a tap.",
+       s, [ev("pan", "began", 50, touches=1, translation={"x": 30, "y": 0}),
+           ev("pan", "cancelled", 100),
+           tap(850, 100, 300, touches=1)])
+
+
 # ---------------------------------------------------------------- shapes
 # config.shapes (gestures.md, "Shapes"): a drawing is judged when shapeStrokeGap (default
 # 500 ms) after its last lift has passed; $P ignores position and size, so a drawing that is the

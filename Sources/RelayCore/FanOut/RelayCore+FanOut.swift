@@ -31,18 +31,20 @@ extension RelayCore {
 
   /// `text`: the parts of the source's message that are the server's own text for them
   /// (`MessageDecoder.compactFrame`): copied, not written again.
-  /// Returns the message made, for the frame's gestures to copy their origin from.
-  /// `state`: the source's, whose predictor `predict=MS` observers' copies take (see
-  /// `fanOutPredicted`).
+  /// `palms`: ids of the frame's palm entries, marked `"palm":true` (the touches text is then
+  /// written, not copied). Returns the message made, for the frame's gestures to copy their
+  /// origin from. `state`: the source's, whose predictor `predict=MS` observers' copies take
+  /// (see `fanOutPredicted`; a palm's entry carries its prediction after `palm`).
   func mirror(
-    _ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText(), state: SourceState? = nil
+    _ frame: Frame, origin: Origin, in session: Session, text: FrameText = FrameText(), state: SourceState? = nil,
+    palms: [Int64] = []
   ) -> FrameOrigin? {
     var originText = 0..<0
     func make() -> OutgoingMessage {
       deliveries.messagePool.message(
         headroom: headroom, capacity: ServerMessage.touchesCapacity(frame, text: text), supersedable: true,
         createdAt: origin.createdAt
-      ) { originText = ServerMessage.write(frame, origin: origin, text: text, &$0) }
+      ) { originText = ServerMessage.write(frame, origin: origin, text: text, palms: palms, &$0) }
     }
     var message = fanOut(to: session.observers, where: {
       $0.filter.raw && $0.filter.format == .json && $0.filter.predict == nil && $0.filter.wants(source: origin.source)

@@ -18,6 +18,7 @@ final class EngineProcessor: GestureProcessor {
     let out = engine.process(frame, scratch: &scratch)
     return out.events.isEmpty && out.errors.isEmpty && out.scene == nil && !out.hasShapes ? nil : out
   }
+  func markPalms(_ frame: Frame) -> [Int64] { engine.markPalms(frame) }
   func advance(to t: Double) -> EngineOutput { engine.advance(to: t) }
   func cancelAll(at t: Double) -> EngineOutput { engine.cancelAll(at: t) }
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError> { engine.control(c) }

@@ -13,6 +13,9 @@ protocol GestureProcessor: AnyObject {
   /// frame gave nothing to deliver (always, for the pass-through): most frames, and an empty
   /// output's three members were each destroyed through their type's value witness.
   func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput?
+  /// The ids of the frame's palm entries (`SourceEngine.markPalms`), asked before the frame
+  /// is mirrored and then given to `process`; empty for most frames (always, pass-through).
+  func markPalms(_ frame: Frame) -> [Int64]
   func advance(to t: Double) -> EngineOutput
   func cancelAll(at t: Double) -> EngineOutput
   func control(_ c: Control) -> Result<EngineOutput, ProtocolError>

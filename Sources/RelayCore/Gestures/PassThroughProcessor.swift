@@ -7,6 +7,7 @@ final class PassThroughProcessor: GestureProcessor {
   var nextDeadline: Double? { nil }
   func update(hello: Hello) -> EngineOutput { EngineOutput() }
   func process(_ frame: Frame, scratch: inout FrameScratch) -> EngineOutput? { nil }
+  func markPalms(_ frame: Frame) -> [Int64] { [] }
   func advance(to t: Double) -> EngineOutput { EngineOutput() }
   func cancelAll(at t: Double) -> EngineOutput { EngineOutput() }
   var hotState: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
