@@ -1,7 +1,8 @@
 import Foundation
-@testable import RelayServer
 import Testing
 import TouchRelayClient
+
+@testable import RelayServer
 
 #if canImport(Glibc)
   import Glibc
@@ -116,7 +117,9 @@ import TouchRelayClient
       address.sin_port = in_port_t(UInt16(port).bigEndian)
       address.sin_addr.s_addr = inet_addr("127.0.0.1")
       let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
       }
       #expect(connected == 0, "connect: \(String(cString: strerror(errno)))")
       silent.append(fd)

@@ -1,5 +1,6 @@
-@testable import RelayServer
 import Testing
+
+@testable import RelayServer
 
 #if canImport(Glibc)
   import Glibc

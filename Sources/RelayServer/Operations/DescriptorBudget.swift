@@ -41,7 +41,8 @@ struct DescriptorBudget: Sendable, Equatable {
   static func claim(recording: Bool) -> DescriptorBudget {
     var r = rlimit()
     guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0 else {
-      return DescriptorBudget(limit: 1024, previousLimit: 1024, connections: connections(limit: 1024, open: 16, recording: recording))
+      return DescriptorBudget(
+        limit: 1024, previousLimit: 1024, connections: connections(limit: 1024, open: 16, recording: recording))
     }
     let before = r.rlim_cur
     if r.rlim_cur != r.rlim_max {
