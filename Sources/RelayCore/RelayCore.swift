@@ -318,7 +318,7 @@ public final class RelayCore {
     if state.tuioWriter != nil || state.tuio2Writer != nil || peer.session.tuioObservers > 0
       || peer.session.tuio2Observers > 0
     {
-      mirrorTUIO(frame, origin: origin, state: state, in: peer.session)
+      mirrorTUIO(frame, origin: origin, state: state, in: peer.session, palms: palms)
     }
     counters.framesIn += 1
     // One frame in `engineTimeSampling` is timed: two clock readings and a histogram record

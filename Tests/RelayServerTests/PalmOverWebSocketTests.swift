@@ -1,4 +1,5 @@
 import Foundation
+import OSC
 import Testing
 import TouchProtocol
 import TouchRelayClient
@@ -57,5 +58,31 @@ import TouchRelayClient
     // After the palm: unchanged again.
     let five = #"[{"id":3,"phase":"began","x":40,"y":50,"kind":"pen","pressure":0.5}]"#
     expectTouches(try await send(5, 800, five), five)
+  }
+
+  /// TUIO has no palm mark and its consumers make gestures of every cursor: a palm is no
+  /// cursor there (gestures.md, "Palm rejection").
+  @Test func aTUIOObserverGetsNoCursorForAPalm() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let (watcher, _) = try await relay.observer("hand", query: "format=tuio")
+    let (src, _) = try await relay.source("hand")
+    _ = try await watcher.nextJSON(type: "source")
+    try await src.send(texts: [
+      #"{"type":"frame","seq":1,"t":10,"touches":[{"id":1,"phase":"began","x":100,"y":200},"#
+        + #"{"id":2,"phase":"began","x":300,"y":600,"radius":120}]}"#,
+      #"{"type":"frame","seq":2,"t":20,"touches":[{"id":1,"phase":"moved","x":110,"y":200},"#
+        + #"{"id":2,"phase":"moved","x":305,"y":600,"radius":120}]}"#,
+    ])
+    var alive: [[OSCArgument]] = []
+    while alive.count < 2 {
+      guard case .binary(let bytes) = try await watcher.next(timeout: TestTime.seconds(10)) else { continue }
+      guard case .bundle(let b) = try OSCDecoder.decode(bytes).get() else { continue }
+      if let m = b.messages.first(where: { $0.arguments.first == .string("alive") }) {
+        alive.append(Array(m.arguments.dropFirst()))
+      }
+    }
+    // One cursor, the finger's, in both bundles: the palm of radius 120 is none.
+    #expect(alive.map(\.count) == [1, 1])
   }
 }

@@ -7,7 +7,13 @@ import TouchProtocol
 /// `/touchrelay/gesture` message, encoded once for all of them and only when one wants it.
 /// `format=tuio2` observers get TUIO 2.0 `/tuio2/ptr` bundles instead, and the same gestures.
 extension RelayCore {
-  func mirrorTUIO(_ frame: Frame, origin: Origin, state: SourceState, in session: Session) {
+  /// `palms`: ids of the frame's palm entries (`SourceEngine.markPalms`). TUIO has no place to
+  /// mark one, and its consumers make gestures of every cursor, so a palm is no cursor: left
+  /// out, as a hovering pen is, and a finger that turns palm ends as its cursor.
+  func mirrorTUIO(_ frame: Frame, origin: Origin, state: SourceState, in session: Session, palms: [Int64] = []) {
+    let frame =
+      palms.isEmpty
+      ? frame : Frame(seq: frame.seq, t: frame.t, touches: frame.touches.filter { !palms.contains($0.id) })
     let name = "touchrelay:\(state.info.id)@\(configuration.tuioHost)"
     if state.tuioWriter == nil && session.tuioObservers > 0 {
       state.tuioWriter = TUIOCursorWriter(sourceName: name)
