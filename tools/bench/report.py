@@ -15,7 +15,9 @@ TARGET_INGEST_HELD_P99 = 5.0
 TARGET_FANOUT_FRACTION = 0.75
 TARGET_OVERHEAD_RATIO = 0.9
 TARGET_ENGINE_NS = 300
-TARGET_BYTES_PER_CONNECTION = 10 * 1024
+# Issue 39: at most 2 KB per idle connection without compression, 16 KB with permessage-deflate.
+TARGET_BYTES_PER_CONNECTION = 2 * 1024
+TARGET_BYTES_PER_DEFLATE_CONNECTION = 16 * 1024
 TARGET_BATCHED_RATIO = 2.5  # issue 24: frames per server CPU-second, 4 samples per message / 1
 # Issue 23: touch-relay's deliveries per server CPU-second as a fraction of the libwebsockets
 # floor's (floor-relay.c), and the idle RSS.
@@ -123,8 +125,8 @@ def write(bench):
         targets.append((f"connections: server bytes per idle connection, no compression ({plain['connections']:,} open)",
                         plain["bytesPerConnection"] if plain["allOpen"] else None, TARGET_BYTES_PER_CONNECTION, "<"))
         dfl = cn["rows"][1]
-        targets.append(("connections: server bytes per idle connection, permessage-deflate (report only)",
-                        dfl["bytesPerConnection"] if dfl["connections"] else None, None, None))
+        targets.append(("connections: server bytes per idle connection, permessage-deflate",
+                        dfl["bytesPerConnection"] if dfl["connections"] else None, TARGET_BYTES_PER_DEFLATE_CONNECTION, "<"))
 
     en = bench.results.get("engine")
     if en:
