@@ -1,5 +1,4 @@
 import Foundation
-import OSC
 import Testing
 import TouchProtocol
 import TouchRelayClient
@@ -74,15 +73,8 @@ import TouchRelayClient
       #"{"type":"frame","seq":2,"t":20,"touches":[{"id":1,"phase":"moved","x":110,"y":200},"#
         + #"{"id":2,"phase":"moved","x":305,"y":600,"radius":120}]}"#,
     ])
-    var alive: [[OSCArgument]] = []
-    while alive.count < 2 {
-      guard case .binary(let bytes) = try await watcher.next(timeout: TestTime.seconds(10)) else { continue }
-      guard case .bundle(let b) = try OSCDecoder.decode(bytes).get() else { continue }
-      if let m = b.messages.first(where: { $0.arguments.first == .string("alive") }) {
-        alive.append(Array(m.arguments.dropFirst()))
-      }
-    }
+    let bundles = try await watcher.tuioCursorBundles(2)
     // One cursor, the finger's, in both bundles: the palm of radius 120 is none.
-    #expect(alive.map(\.count) == [1, 1])
+    #expect(bundles.map { $0.alive?.count } == [1, 1])
   }
 }

@@ -56,17 +56,10 @@ extension TUIOServerTests {
       #"{"type":"frame","seq":2,"t":20,"touches":[{"id":1,"phase":"stationary","x":100,"y":200},"#
         + #"{"id":-2,"phase":"moved","x":60,"y":50,"kind":"pen","hover":true}]}"#,
     ])
-    var alive: [[OSCArgument]] = []
-    while alive.count < 2 {
-      guard case .binary(let bytes) = try await watcher.next(timeout: TestTime.seconds(10)) else { continue }
-      guard case .bundle(let b) = try OSCDecoder.decode(bytes).get() else { continue }
-      if let m = b.messages.first(where: { $0.arguments.first == .string("alive") }) {
-        alive.append(Array(m.arguments.dropFirst()))
-      }
-      #expect(b.messages.filter { $0.arguments.first == .string("set") }.count == 1)
-    }
+    let bundles = try await watcher.tuioCursorBundles(2)
+    for b in bundles { #expect(b.messages.filter { $0.arguments.first == .string("set") }.count == 1) }
     // One cursor, the finger's, in both bundles.
-    #expect(alive.map(\.count) == [1, 1])
+    #expect(bundles.map { $0.alive?.count } == [1, 1])
   }
 
   @Test func aFormatTUIO2ObserverGetsPointersWithPressureAndRadius() async throws {
