@@ -337,9 +337,11 @@ extension LWSDriver {
   /// (closed without a close frame, as a dropped network; the core then treats it as gone).
   /// Anything received counts, a pong included. lws 4.1 has this built in (the retry policy's
   /// `secs_since_valid_ping` and `_hangup`), but keeps a timer per connection in one sorted
-  /// list that every ping and pong re-inserts into from its head: with 19,000 idle observers
-  /// a live session's p99 went from 2 ms to 928 ms (PERFORMANCE.md, "Idle connections beside
-  /// a live session"). One pass over the connections a second costs a few µs per thousand.
+  /// list that every ping, pong and new connection re-inserts into from its head: with many
+  /// thousands of idle observers their pings came due together and held the service thread
+  /// (PERFORMANCE.md, "Idle connections beside a live session"). One pass a second over the
+  /// connections reads a few fields of each. A connection is heard "at" a whole second, so
+  /// either limit may come up to a second early.
   func keepAlive() {
     let second = UInt32(truncatingIfNeeded: Int(now() / 1000))
     keepAliveSecond = second
