@@ -41,6 +41,30 @@ import TouchRelayKit
     }
   }
 
+  /// `ObserverOptions.predict` through the running server: the moving touch's predicted
+  /// position is in `TouchesMessage.predicted`, by its id, ahead of it in its direction.
+  @Test func anObserverAskingForPredictionsGetsThemByTouchID() async throws {
+    let relay = try TestRelay()
+    defer { relay.stop() }
+    let observer = try RelayObserver(url: relay.url("/v1/observe/ahead"), options: ObserverOptions(predict: 33))
+    try await observer.start()
+    let source = try RelaySource(url: relay.url("/v1/source/ahead"), hello: Hello(device: Self.device))
+    _ = try await source.start()
+    source.send([Self.touch(1, .began, 10)], t: 1000)
+    source.send([Self.touch(1, .moved, 20)], t: 1016)
+    source.send([Self.touch(1, .moved, 30)], t: 1032)
+    let seen = try await Self.collect(observer) { seen in
+      seen.contains { if case .touches(let t) = $0 { t.origin.seq == 3 } else { false } }
+    }
+    let last = seen.compactMap { if case .touches(let t) = $0, t.origin.seq == 3 { t } else { nil } }.first
+    let ahead = try #require(last?.predicted[1], "no predicted position in \(String(describing: last))")
+    // Moving right at 10 points per 16 ms: 33 ms on is well past 30, and on the same line.
+    #expect(ahead.x > 40 && ahead.x < 60 && ahead.y == 100, "\(ahead)")
+    #expect(last?.palms.isEmpty == true)
+    await source.close()
+    await observer.close()
+  }
+
   @Test func sourceResumesAfterADropAndObserversSeeItRejoin() async throws {
     let relay = try TestRelay()
     defer { relay.stop() }

@@ -46,6 +46,27 @@ import TouchRelayKit
     #expect(name.hasPrefix("server-\(kind)"), "\(name) decoded as \(kind)")
   }
 
+  /// The server's own members on raw touches: which entries are palms, and where each
+  /// moving touch is predicted (`?predict=MS`), by touch id.
+  @Test func touchesCarryPalmsAndPredictedPositionsByTouchID() throws {
+    guard case .touches(let palm) = try Self.decode("server-touches-palm.json") else {
+      Issue.record("not touches")
+      return
+    }
+    #expect(palm.palms == [5])
+    #expect(palm.touches.map(\.id) == [3, 5])
+    #expect(palm.predicted.isEmpty)
+    guard case .touches(let ahead) = try Self.decode("server-touches-predicted.json") else {
+      Issue.record("not touches")
+      return
+    }
+    #expect(ahead.predicted == [1: PredictedPosition(x: 161.25, y: 230.5)])
+    #expect(ahead.palms.isEmpty)
+    // A plain frame has neither.
+    guard case .touches(let plain) = try Self.decode("server-touches.json") else { return }
+    #expect(plain.palms.isEmpty && plain.predicted.isEmpty)
+  }
+
   @Test func welcomeOfAnObserverCarriesSourcesAndScenes() throws {
     guard case .welcome(let w) = try Self.decode("server-welcome-observer.json") else {
       Issue.record("not a welcome")

@@ -29,10 +29,7 @@ extension ObserverMessage {
         throw MessageReader.Failure(what: "unknown source event '\(name)'")
       }
       return .source(SourceNotice(event: event, info: try r.sourceInfo(idKey: "source")))
-    case "touches":
-      return .touches(
-        TouchesMessage(origin: try r.origin(), touches: try r.array("touches").map { try MessageReader($0).touch() })
-      )
+    case "touches": return .touches(try r.touchesMessage())
     case "gesture": return .gesture(try r.gesture())
     case "scene":
       let origin = v["seq"] == nil || v["seq"]!.isNull ? nil : try r.origin()

@@ -72,6 +72,23 @@ struct MessageReader {
       details: contactDetails())
   }
 
+  /// A `touches` message: its entries, and the server's own members on them (`palm`,
+  /// `predicted`) by touch id.
+  func touchesMessage() throws -> TouchesMessage {
+    var m = TouchesMessage(origin: try origin(), touches: [])
+    for entry in try array("touches") {
+      let e = MessageReader(entry)
+      let touch = try e.touch()
+      m.touches.append(touch)
+      if entry["palm"]?.boolValue == true { m.palms.insert(touch.id) }
+      if let p = entry["predicted"] {
+        let r = MessageReader(p)
+        m.predicted[touch.id] = PredictedPosition(x: try r.double("x"), y: try r.double("y"))
+      }
+    }
+    return m
+  }
+
   /// A touch's pen members as the server mirrored them; nil when it has none (a finger).
   func contactDetails() -> ContactDetails? {
     let kind = value["kind"]?.stringValue.flatMap(TouchKind.init(rawValue:))

@@ -8,19 +8,24 @@ public struct ObserverOptions: Sendable, Equatable {
   public var source: String?
   /// Only these gesture kinds; nil for all.
   public var gestures: [GestureKind]?
+  /// Each moving touch's predicted position this many ms ahead (1 to 100; implies `raw`), in
+  /// `TouchesMessage.predicted`; the server refuses other values with HTTP 400.
+  public var predict: Int?
 
-  public init(raw: Bool = false, source: String? = nil, gestures: [GestureKind]? = nil) {
+  public init(raw: Bool = false, source: String? = nil, gestures: [GestureKind]? = nil, predict: Int? = nil) {
     self.raw = raw
     self.source = source
     self.gestures = gestures
+    self.predict = predict
   }
 
-  /// `raw=1&source=s1&gestures=tap,pan`, empty for the defaults.
+  /// `raw=1&source=s1&gestures=tap,pan&predict=33`, empty for the defaults.
   public var query: String {
     var items: [String] = []
     if raw { items.append("raw=1") }
     if let source { items.append("source=\(Self.escape(source))") }
     if let gestures { items.append("gestures=" + gestures.map(\.rawValue).joined(separator: ",")) }
+    if let predict { items.append("predict=\(predict)") }
     return items.joined(separator: "&")
   }
 
