@@ -111,18 +111,9 @@ import TouchRelayClient
     var silent: [Int32] = []
     defer { for fd in silent { close(fd) } }
     for _ in 0..<90 {
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = in_port_t(UInt16(port).bigEndian)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      #expect(connected == 0, "connect: \(String(cString: strerror(errno)))")
-      silent.append(fd)
+      let fd = loopbackSocket(port: port)
+      #expect(fd != nil, "connect: \(String(cString: strerror(errno)))")
+      if let fd { silent.append(fd) }
     }
     try await Task.sleep(for: .milliseconds(500))
     let before = Self.cpuSeconds(p)

@@ -206,20 +206,7 @@ import TouchRelayClient
 
   /// A socket that asks to observe `session` and then never reads (a small receive buffer).
   static func observerThatNeverReads(port: Int, session: String) throws -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var size: Int32 = 4096
-    _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    var a = sockaddr_in()
-    a.sin_family = sa_family_t(AF_INET)
-    a.sin_port = in_port_t(UInt16(port).bigEndian)
-    a.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &a) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard connected == 0 else {
-      close(fd)
+    guard let fd = loopbackSocket(port: port, receiveBuffer: 4096) else {
       throw TestFailure("connect: \(String(cString: strerror(errno)))")
     }
     let request = Array(
