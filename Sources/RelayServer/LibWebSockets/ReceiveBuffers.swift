@@ -87,7 +87,7 @@ enum ReceiveBuffers {
     }
   }
 
-  static let state = Mutex<Pool?>(nil)
+  static let state = PthreadMutex<Pool?>(nil)
   /// The mapping's bounds and slot size, set once, so that telling a slot from the heap's
   /// memory (every free lws makes) takes no lock.
   private static let mapped = Atomic<UInt>(0)
