@@ -75,7 +75,7 @@ private func serve(
       wallClock: WallClock.nowSeconds(), at: driver.now())
     let link = LWSPeer(
       wsi: wsi, peer: peer, batchesWrites: driver.config.writeBatchBytes > 0 && !deflate,
-      heardAt: driver.keepAliveSecond)
+      heardAt: LWSDriver.keepAliveSecond(of: driver.now()))
     // The wsi holds the driver's peer until LWS_CALLBACK_CLOSED.
     lws_set_opaque_user_data(wsi, Unmanaged.passRetained(link).toOpaque())
     driver.links.add(link)
@@ -87,7 +87,7 @@ private func serve(
     return 0
 
   case LWS_CALLBACK_RECEIVE_PONG:
-    LWSPeer.of(wsi)?.heard(at: driver.keepAliveSecond)
+    LWSPeer.of(wsi)?.heard(at: LWSDriver.keepAliveSecond(of: driver.now()))
     return 0
 
   case LWS_CALLBACK_SERVER_WRITEABLE:
@@ -132,13 +132,16 @@ private func serve(
 /// while lws is inflating a permessage-deflate message it does not act on RECEIVE's -1.
 private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutableRawPointer?, _ len: Int) {
   let peer = link.peer
-  link.heard(at: driver.keepAliveSecond)
+  // One clock reading for the core and the keep-alive: a late heartbeat must not make a
+  // connection that is talking look silent.
+  let now = driver.now()
+  link.heard(at: LWSDriver.keepAliveSecond(of: now))
   // Once a close is decided, the rest of what the peer sends is ignored (by the core too).
   guard !link.closing, !link.peerClosed else { return }
   let wsi = link.wsi
   if lws_frame_is_binary(wsi) != 0 {
     link.rx = []
-    return driver.core.refuse(peer, .binary, at: driver.now())
+    return driver.core.refuse(peer, .binary, at: now)
   }
   let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : len)
   let final = lws_is_final_fragment(wsi) != 0
@@ -147,7 +150,7 @@ private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutabl
   // Chunks and fragments are read on from where the last one stopped.
   guard link.utf8.consume(chunk), !final || link.utf8.isComplete else {
     link.rx = []
-    return driver.core.refuse(peer, .invalidText, at: driver.now())
+    return driver.core.refuse(peer, .invalidText, at: now)
   }
   if final { link.utf8 = UTF8Validator() }
   let limit = driver.core.configuration.limits.maxMessageBytes
@@ -156,15 +159,15 @@ private func receive(_ driver: LWSDriver, _ link: LWSPeer, _ input: UnsafeMutabl
   let declared = Int(lws_remaining_packet_payload(wsi))
   guard link.rx.count + chunk.count <= limit, declared <= limit + 1024 else {
     link.rx = []
-    return driver.core.refuse(peer, .tooBig, at: driver.now())
+    return driver.core.refuse(peer, .tooBig, at: now)
   }
   if final && link.rx.isEmpty {
     // The common case: a whole message in one chunk, decoded where it lies.
-    driver.core.receive(chunk, from: peer, at: driver.now())
+    driver.core.receive(chunk, from: peer, at: now)
   } else {
     link.rx.append(contentsOf: chunk)
     if final {
-      link.rx.withUnsafeBytes { driver.core.receive($0, from: peer, at: driver.now()) }
+      link.rx.withUnsafeBytes { driver.core.receive($0, from: peer, at: now) }
       link.rx.removeAll(keepingCapacity: link.rx.capacity <= 64 * 1024)
     }
   }

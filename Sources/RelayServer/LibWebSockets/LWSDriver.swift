@@ -57,9 +57,6 @@ final class LWSDriver {
   var vhost: OpaquePointer?
   /// `--trusted-proxy`: whose `X-Forwarded-For` names the client.
   let trustedProxies: TrustedProxies
-  /// The keep-alive's clock: whole seconds of `now()`, set once a second (`keepAlive`), so a
-  /// receive notes when it was heard from without reading the clock.
-  var keepAliveSecond: UInt32 = 0
   /// When an accept error was last logged (one a second at most: the socket stays readable).
   var acceptErrorLoggedAt: Double = -.infinity
   /// `--reuse-port`: a descriptor kept open to be given up when accepting runs out of them
@@ -342,9 +339,11 @@ extension LWSDriver {
   /// (PERFORMANCE.md, "Idle connections beside a live session"). One pass a second over the
   /// connections reads a few fields of each. A connection is heard "at" a whole second, so
   /// either limit may come up to a second early.
+  /// The keep-alive's clock: whole seconds of a server time.
+  static func keepAliveSecond(of t: Double) -> UInt32 { UInt32(truncatingIfNeeded: Int(t / 1000)) }
+
   func keepAlive() {
-    let second = UInt32(truncatingIfNeeded: Int(now() / 1000))
-    keepAliveSecond = second
+    let second = Self.keepAliveSecond(of: now())
     let ping = UInt32(config.pingInterval)
     let hangUp = UInt32(config.idleTimeout)
     links.forEach { link in

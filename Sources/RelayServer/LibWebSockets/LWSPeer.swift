@@ -30,7 +30,7 @@ final class LWSPeer {
   /// with the close.
   var closing = false
   /// When it was last heard from (anything received, a pong included), in the driver's
-  /// keep-alive seconds (`LWSDriver.keepAliveSecond`).
+  /// keep-alive seconds (`LWSDriver.keepAliveSecond(of:)`).
   var heardAt: UInt32
   /// A ping is to go out from the next writable callback; `pinged`: one went out since it was
   /// last heard from (one ping per silence, as lws' own keep-alive).
