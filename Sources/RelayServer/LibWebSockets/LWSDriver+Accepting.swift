@@ -65,12 +65,17 @@ extension LWSDriver {
   /// LWS_CALLBACK_FILTER_NETWORK_CONNECTION).
   func refusesForDescriptors(_ fd: Int32) -> Bool {
     guard fd >= descriptorCeiling else { return false }
+    answerOutOfDescriptors(fd)
+    return true
+  }
+
+  /// The 503 "out of descriptors" written on `fd` (not with TLS), and the log line.
+  private func answerOutOfDescriptors(_ fd: Int32) {
     if config.tlsCertificate == nil {
       let answer = HTTPResponse(status: 503, body: "out of descriptors\n").bytes
       _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
     acceptFailed(EMFILE, refused: true)
-    return true
   }
 
   /// Out of descriptors all the same (something other than connections took the rest): the
@@ -83,10 +88,7 @@ extension LWSDriver {
     spareDescriptor = -1
     let fd = tr_accept4(listener, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
     if fd >= 0 {
-      let ceiling = descriptorCeiling
-      descriptorCeiling = 0
-      _ = refusesForDescriptors(fd)
-      descriptorCeiling = ceiling
+      answerOutOfDescriptors(fd)
       close(fd)
     }
     takeSpareDescriptor()
