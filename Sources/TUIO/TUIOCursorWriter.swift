@@ -10,9 +10,7 @@ import TouchProtocol
 public struct TUIOCursorWriter {
   public let sourceName: String
   private var fseq: Int32 = 0
-  private var nextSessionID: Int32 = 1
   private struct Cursor {
-    var session: Int32
     var x: Double
     var y: Double
     var t: Double
@@ -20,8 +18,7 @@ public struct TUIOCursorWriter {
     var vy: Double = 0
     var accel: Double = 0
   }
-  private var cursors: [Int64: Cursor] = [:]
-  private var order: [Int64] = []
+  private var cursors = TUIOSessionTable<Cursor>()
 
   /// `sourceName` as TUIO 1.1's `source` message carries it: `touchrelay:s1@host`.
   public init(sourceName: String) {
@@ -35,13 +32,8 @@ public struct TUIOCursorWriter {
     for touch in frame.touches {
       let x = touch.x / w
       let y = touch.y / h
-      // A pen above the glass touches nothing: no cursor. One that was a cursor and is listed
-      // only as hovering has left the glass (protocol §2.1): its cursor ends.
-      if touch.phase.isTerminal || touch.isHovering {
-        if cursors.removeValue(forKey: touch.id) != nil { order.removeAll { $0 == touch.id } }
-        continue
-      }
-      if var c = cursors[touch.id] {
+      // A pen above the glass touches nothing: no cursor (see `TUIOSessionTable`).
+      cursors.apply(touch, start: { Cursor(x: x, y: y, t: frame.t) }) { c in
         let dt = (frame.t - c.t) / 1000
         if dt > 0 {
           let vx = (x - c.x) / dt
@@ -55,23 +47,18 @@ public struct TUIOCursorWriter {
         }
         c.x = x
         c.y = y
-        cursors[touch.id] = c
-      } else {
-        cursors[touch.id] = Cursor(session: nextSessionID, x: x, y: y, t: frame.t)
-        order.append(touch.id)
-        nextSessionID = nextSessionID == Int32.max ? 1 : nextSessionID + 1
       }
     }
     fseq = fseq == Int32.max ? 1 : fseq + 1
     var messages = [OSCMessage("/tuio/2Dcur", [.string("source"), .string(sourceName)])]
-    let live = order.compactMap { cursors[$0] }
+    let live = cursors.live
     messages.append(OSCMessage("/tuio/2Dcur", [.string("alive")] + live.map { .int32($0.session) }))
-    for c in live {
+    for (session, c) in live {
       messages.append(
         OSCMessage(
           "/tuio/2Dcur",
           [
-            .string("set"), .int32(c.session), f32(c.x), f32(c.y), f32(c.vx), f32(c.vy), f32(c.accel),
+            .string("set"), .int32(session), f32(c.x), f32(c.y), f32(c.vx), f32(c.vy), f32(c.accel),
           ]))
     }
     messages.append(OSCMessage("/tuio/2Dcur", [.string("fseq"), .int32(fseq)]))

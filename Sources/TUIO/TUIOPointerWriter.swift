@@ -14,16 +14,13 @@ public struct TUIOPointerWriter {
   public let sourceName: String
   /// TUIO 2.0 frame ids are unsigned 32-bit numbers sent as `i`.
   private var frameID: UInt32 = 0
-  private var nextSessionID: Int32 = 1
   private struct Pointer {
-    var session: Int32
     var x: Double
     var y: Double
     var press: Double
     var radius: Double
   }
-  private var pointers: [Int64: Pointer] = [:]
-  private var order: [Int64] = []
+  private var pointers = TUIOSessionTable<Pointer>()
 
   /// `sourceName` as `frm`'s source: `touchrelay:s1@host`.
   public init(sourceName: String) {
@@ -35,21 +32,9 @@ public struct TUIOPointerWriter {
     let w = device.width > 0 ? device.width : 1
     let h = device.height > 0 ? device.height : 1
     for touch in frame.touches {
-      if touch.phase.isTerminal || touch.isHovering {
-        if pointers.removeValue(forKey: touch.id) != nil { order.removeAll { $0 == touch.id } }
-        continue
-      }
-      let press = touch.details?.pressure ?? 0
-      let radius = (touch.details?.radius ?? 0) / w
-      if pointers[touch.id] == nil {
-        order.append(touch.id)
-        pointers[touch.id] = Pointer(session: nextSessionID, x: 0, y: 0, press: 0, radius: 0)
-        nextSessionID = nextSessionID == Int32.max ? 1 : nextSessionID + 1
-      }
-      pointers[touch.id]!.x = touch.x / w
-      pointers[touch.id]!.y = touch.y / h
-      pointers[touch.id]!.press = press
-      pointers[touch.id]!.radius = radius
+      let now = Pointer(
+        x: touch.x / w, y: touch.y / h, press: touch.details?.pressure ?? 0, radius: (touch.details?.radius ?? 0) / w)
+      pointers.apply(touch, start: { now }) { $0 = now }
     }
     frameID = frameID == UInt32.max ? 1 : frameID + 1
     // The dimension: width in the upper 16 bits, height in the lower, in whole points.
@@ -64,13 +49,13 @@ public struct TUIOPointerWriter {
           .string(sourceName),
         ])
     ]
-    let live = order.compactMap { pointers[$0] }
-    for p in live {
+    let live = pointers.live
+    for (session, p) in live {
       messages.append(
         OSCMessage(
           "/tuio2/ptr",
           [
-            .int32(p.session), .int32(0), .int32(0), f32(p.x), f32(p.y), .float32(0), .float32(0), f32(p.radius),
+            .int32(session), .int32(0), .int32(0), f32(p.x), f32(p.y), .float32(0), .float32(0), f32(p.radius),
             f32(p.press),
           ]))
     }
