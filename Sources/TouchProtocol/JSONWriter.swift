@@ -280,6 +280,13 @@ public struct JSONWriter: ~Copyable {
   /// the shortest exact form of a computed value (a velocity, a centroid) is slow to find and
   /// up to 17 digits long. Magnitudes of 9e12 and more (never a touch value) keep Swift's exact form.
   /// Non-finite values cannot be JSON; they are written as null (the engine never makes them).
+  /// `"name":v` when there is a `v`, nothing otherwise: an optional member.
+  @inline(__always) public mutating func number(_ name: StaticString, ifPresent v: Double?) {
+    guard let v else { return }
+    key(name)
+    number(v)
+  }
+
   public mutating func number(_ v: Double) {
     separate()
     reserve(Self.maxNumberBytes)

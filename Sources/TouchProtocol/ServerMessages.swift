@@ -261,18 +261,9 @@ public enum ServerMessage {
     w.number(p.x)
     w.key("y")
     w.number(p.y)
-    if let f = p.force {
-      w.key("force")
-      w.number(f)
-    }
-    if let r = p.radiusX {
-      w.key("radiusX")
-      w.number(r)
-    }
-    if let r = p.radiusY {
-      w.key("radiusY")
-      w.number(r)
-    }
+    w.number("force", ifPresent: p.force)
+    w.number("radiusX", ifPresent: p.radiusX)
+    w.number("radiusY", ifPresent: p.radiusY)
     if let d = p.details { write(d, &w) }
   }
 
@@ -282,22 +273,10 @@ public enum ServerMessage {
       w.key("kind")
       w.string(literal: k.wireName)
     }
-    if let v = d.pressure {
-      w.key("pressure")
-      w.number(v)
-    }
-    if let v = d.radius {
-      w.key("radius")
-      w.number(v)
-    }
-    if let v = d.altitude {
-      w.key("altitude")
-      w.number(v)
-    }
-    if let v = d.azimuth {
-      w.key("azimuth")
-      w.number(v)
-    }
+    w.number("pressure", ifPresent: d.pressure)
+    w.number("radius", ifPresent: d.radius)
+    w.number("altitude", ifPresent: d.altitude)
+    w.number("azimuth", ifPresent: d.azimuth)
     if let h = d.hover {
       w.key("hover")
       w.bool(h)
